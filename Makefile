@@ -1,0 +1,69 @@
+# provgraph: `make up` runs the stack with a demo; `make test` runs the tests; `make down` stops.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+ENV_FILE := .provgraph/env
+WITH_ENV := set -a && . ./$(ENV_FILE) && set +a &&
+
+.PHONY: install infra-up up down wipe status logs test test-unit lint typecheck schemas bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "provgraph needs Python >= 3.11 (found $$($(PYTHON) --version))"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+infra-up: install
+	$(BIN)/provgraph infra up
+
+up: infra-up
+	$(WITH_ENV) $(BIN)/provgraph services up
+	$(WITH_ENV) $(BIN)/provgraph demo
+
+down:
+	@if [ -x $(BIN)/provgraph ]; then $(BIN)/provgraph services down; $(BIN)/provgraph infra down; \
+	  else echo "nothing installed, nothing to stop"; fi
+
+wipe:
+	@if [ -x $(BIN)/provgraph ]; then $(BIN)/provgraph services down; $(BIN)/provgraph infra down --wipe; fi
+
+status: install
+	$(BIN)/provgraph infra status
+	$(BIN)/provgraph services status
+
+logs: install
+	$(BIN)/provgraph infra logs
+
+test: infra-up
+	$(WITH_ENV) $(BIN)/pytest $(PYTEST_ARGS)
+
+test-unit: install
+	$(BIN)/pytest -m unit $(PYTEST_ARGS)
+
+# mypy cannot follow the folder -> package mapping of pyproject.toml, so it reads a link tree.
+typecheck: install
+	rm -rf .build/typecheck && mkdir -p .build/typecheck/provgraph
+	for f in services/*; do ln -s "$$PWD/$$f" .build/typecheck/provgraph/; done
+	ln -s "$$PWD/schemas" .build/typecheck/provgraph/schemas
+	ln -s "$$PWD/infra" .build/typecheck/provgraph/infra
+	cd .build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p provgraph
+
+lint: install typecheck
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m provgraph.schemas.jsonschema_gen --check
+
+schemas: install
+	$(BIN)/python -m provgraph.schemas.jsonschema_gen
+
+bench: infra-up
+	$(WITH_ENV) $(BIN)/python -m benchmarks
+
+clean:
+	rm -rf .build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,158 @@
+"""`provgraph infra up|down|status|logs`: Kafka and Neo4j as local processes, idempotently."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from neo4j import GraphDatabase
+
+from provgraph.infra.base import LocalServer
+from provgraph.infra.errors import InfraError, PortInUseError, StartupError
+from provgraph.infra.kafka import KafkaServer
+from provgraph.infra.neo4j import Neo4jServer
+from provgraph.infra.neo4j_schema import apply_schema
+from provgraph.infra.process import port_is_free, wait_until
+from provgraph.infra.settings import InfraSettings
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What `status` reports for one server."""
+
+    name: str
+    pid: int | None
+    ports: dict[str, int]
+    ready: bool
+
+
+class Launcher:
+    """Starts, probes and stops the local servers; writes the connection file."""
+
+    def __init__(self, settings: InfraSettings | None = None, say: Say = print) -> None:
+        self.settings = settings or InfraSettings()
+        self.say = say
+        self.kafka = KafkaServer(self.settings)
+        self.neo4j = Neo4jServer(self.settings)
+        self.servers: list[LocalServer] = [self.kafka, self.neo4j]
+
+    def up(self) -> None:
+        """Start what is not running, wait until all answer, apply the schema, write the env."""
+        started: list[LocalServer] = []
+        try:
+            for server in self.servers:
+                if self._start_if_needed(server):
+                    started.append(server)
+            for server in self.servers:
+                self._await_ready(server)
+            self._apply_schema()
+        except BaseException:
+            # Leave no half-started state: stop what this call started.
+            for server in started:
+                server.process.stop()
+            raise
+        self.write_env_file()
+        self.say(f"connection settings: {self.settings.env_file}  (source it in a shell)")
+
+    def down(self, wipe: bool = False) -> None:
+        """Stop exactly the processes this launcher started; delete their data with wipe."""
+        for server in reversed(self.servers):
+            stopped = server.process.stop()
+            self.say(f"{server.name}: {'stopped' if stopped else 'not running'}")
+        if wipe:
+            shutil.rmtree(self.settings.state_dir, ignore_errors=True)
+            self.settings.env_file.unlink(missing_ok=True)
+            self.say(f"wiped {self.settings.state_dir}")
+
+    def status(self) -> list[ServerStatus]:
+        """Each server: pid (None when not running), its ports, whether it answers."""
+        result = []
+        for server in self.servers:
+            pid = server.process.pid()
+            ready = pid is not None and server.is_ready()
+            result.append(ServerStatus(server.name, pid, server.ports(), ready))
+        return result
+
+    def log_paths(self) -> dict[str, list[Path]]:
+        return {server.name: server.log_paths() for server in self.servers}
+
+    def write_env_file(self) -> Path:
+        """Write the shell-sourceable connection file (mode 0600: it holds a password)."""
+        s = self.settings
+        values = {
+            "PROVGRAPH_KAFKA_BOOTSTRAP": s.kafka_bootstrap,
+            "PROVGRAPH_NEO4J_URI": s.neo4j_uri,
+            "PROVGRAPH_NEO4J_USER": s.neo4j_user,
+            "PROVGRAPH_NEO4J_PASSWORD": self.neo4j.password(),
+            "PROVGRAPH_INGEST_URL": s.ingest_url,
+            "PROVGRAPH_QUERY_URL": s.query_url,
+        }
+        path = s.env_file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.writelines(f"{key}={value}\n" for key, value in values.items())
+        return path
+
+    def _start_if_needed(self, server: LocalServer) -> bool:
+        pid = server.process.pid()
+        if pid is not None:
+            self.say(f"{server.name}: already running (pid {pid}), reusing it")
+            return False
+        self._check_ports(server)
+        self.say(f"{server.name}: preparing (the first time, Maven fetches it from Maven Central)")
+        argv = server.prepare()
+        pid = server.process.start(argv)
+        self.say(f"{server.name}: started (pid {pid}), logs in {server.process.log_file.parent}")
+        return True
+
+    def _check_ports(self, server: LocalServer) -> None:
+        host = self.settings.host
+        for role, port in server.ports().items():
+            if not port_is_free(host, port):
+                raise PortInUseError(
+                    f"{server.name} {role} port {host}:{port} is already in use by another "
+                    f"process. Stop it (see `ss -ltnp 'sport = :{port}'`) or choose another port "
+                    f"with PROVGRAPH_{server.name.upper()}_{_port_env(role)}."
+                )
+
+    def _await_ready(self, server: LocalServer) -> None:
+        began = time.monotonic()
+
+        def ready_or_dead() -> bool:
+            if server.process.pid() is None:
+                raise StartupError(
+                    f"{server.name} exited during startup. Last lines of "
+                    f"{server.process.log_file}:\n{server.process.log_tail()}"
+                )
+            return server.is_ready()
+
+        if not wait_until(ready_or_dead, self.settings.startup_timeout_s, interval_s=1.0):
+            raise StartupError(
+                f"{server.name} did not answer within {self.settings.startup_timeout_s:.0f}s. "
+                f"Last lines of {server.process.log_file}:\n{server.process.log_tail()}"
+            )
+        server.after_ready()
+        self.say(f"{server.name}: ready ({time.monotonic() - began:.1f}s), ports {server.ports()}")
+
+    def _apply_schema(self) -> None:
+        s = self.settings
+        auth = (s.neo4j_user, self.neo4j.password())
+        with GraphDatabase.driver(s.neo4j_uri, auth=auth) as driver:
+            count = apply_schema(driver)
+        self.say(f"neo4j: {count} constraints and indexes in place")
+
+
+def _port_env(role: str) -> str:
+    return {"broker": "PORT", "controller": "CONTROLLER_PORT", "bolt": "BOLT_PORT"}.get(
+        role, f"{role.upper()}_PORT"
+    )
+
+
+__all__ = ["InfraError", "Launcher", "ServerStatus"]

@@ -1,0 +1,70 @@
+"""Settings of the local launcher: one class, every value overridable by a PROVGRAPH_* env var."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "provgraph"
+
+
+class InfraSettings(BaseSettings):
+    """Where Kafka and Neo4j run, which versions, and how much memory they get.
+
+    The defaults suit a 2-core / 24 GiB machine; ports are all on loopback.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="PROVGRAPH_", extra="ignore")
+
+    home: Path = Field(default=Path(".provgraph"), description="state dir: data, logs, pids, env")
+    cache_dir: Path = Field(default_factory=_default_cache_dir, description="Maven-resolved jars")
+    host: str = "127.0.0.1"
+
+    kafka_version: str = "4.1.1"
+    kafka_port: int = 9092
+    kafka_controller_port: int = 9093
+    kafka_heap: str = "1g"
+
+    neo4j_version: str = "5.26.30"
+    neo4j_bolt_port: int = 7687
+    neo4j_http_port: int = 7474
+    neo4j_user: str = "neo4j"
+    neo4j_heap: str = "2g"
+    neo4j_pagecache: str = "2g"
+
+    ingest_port: int = 8080
+    query_port: int = 8081
+
+    java: str = Field(default="", description="java binary; default $JAVA_HOME/bin/java or PATH")
+    mvn: str = "mvn"
+    startup_timeout_s: float = 180.0
+
+    @property
+    def state_dir(self) -> Path:
+        return self.home.resolve() / "state"
+
+    @property
+    def env_file(self) -> Path:
+        return self.home.resolve() / "env"
+
+    @property
+    def kafka_bootstrap(self) -> str:
+        return f"{self.host}:{self.kafka_port}"
+
+    @property
+    def neo4j_uri(self) -> str:
+        return f"bolt://{self.host}:{self.neo4j_bolt_port}"
+
+    @property
+    def ingest_url(self) -> str:
+        return f"http://{self.host}:{self.ingest_port}"
+
+    @property
+    def query_url(self) -> str:
+        return f"http://{self.host}:{self.query_port}"

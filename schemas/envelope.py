@@ -1,0 +1,191 @@
+"""The envelope every event shares, and the base classes of payloads.
+
+An event is ``Event`` subclass per (event_type, schema_version): the subclass pins
+``event_type`` and ``schema_version`` with literals and names its payload model. The envelope
+checks that ``subject`` is the id the payload implies, so the Kafka key (the subject) always
+names the entity the event is about.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any, Self
+from uuid import UUID, uuid4
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from provgraph.schemas.ids import EntityId, ProjectSlug, parse_id
+
+RFC3339_RE = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}"
+    r"(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
+URI_RE = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$"
+EVENT_TYPE_RE = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
+
+
+class ContractModel(BaseModel):
+    """Base of every contract model: immutable, unknown fields rejected, no NaN or infinity."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+def _bad_time(value: object, why: str) -> PydanticCustomError:
+    return PydanticCustomError(
+        "rfc3339",
+        "timestamp '{value}' {why}: use RFC 3339 with a timezone, e.g. 2024-05-01T12:00:00Z",
+        {"value": value, "why": why},
+    )
+
+
+def _utc_datetime(value: object) -> datetime:
+    if isinstance(value, str):
+        if re.fullmatch(RFC3339_RE, value) is None:
+            raise _bad_time(value, "is not RFC 3339")
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise _bad_time(value, "is not a valid date and time") from None
+    if not isinstance(value, datetime):
+        raise _bad_time(value, "is not a string")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise _bad_time(value, "has no timezone")
+    return value.astimezone(UTC)
+
+
+def _format_utc(value: datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
+
+
+UtcDatetime = Annotated[
+    datetime,
+    PlainValidator(_utc_datetime),
+    PlainSerializer(_format_utc, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time", "pattern": RFC3339_RE}),
+]
+"""A timezone-aware timestamp, normalised to UTC; strings must be RFC 3339."""
+
+
+def _uri(value: str) -> str:
+    if re.fullmatch(URI_RE, value) is None:
+        raise PydanticCustomError(
+            "uri", "'{value}' is not a URI with a scheme (e.g. https://...)", {"value": value}
+        )
+    return value
+
+
+Uri = Annotated[str, AfterValidator(_uri), WithJsonSchema({"type": "string", "pattern": URI_RE})]
+"""Any absolute URI (``scheme:rest``)."""
+
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+Uuid = Annotated[
+    UUID, WithJsonSchema({"type": "string", "format": "uuid", "pattern": UUID_PATTERN})
+]
+"""A UUID, written with hyphens on the wire."""
+
+Text = Annotated[str, Field(min_length=1, max_length=4096)]
+"""A short non-empty human-readable text."""
+
+
+class Payload(ContractModel):
+    """Base of every payload. Subclasses define `subject`: how the event's subject is derived."""
+
+    def subject(self, project: str) -> str:
+        """The typed id of the entity this event is about (the Kafka key)."""
+        raise NotImplementedError
+
+
+def _mismatch(subject: str, expected: str) -> PydanticCustomError:
+    return PydanticCustomError(
+        "subject_mismatch",
+        "subject '{subject}' does not match the id the payload implies: '{expected}'",
+        {"subject": subject, "expected": expected},
+    )
+
+
+class Event(ContractModel):
+    """The envelope shared by every event; concrete events subclass it per type and version."""
+
+    event_id: Uuid
+    event_type: Annotated[str, Field(pattern=EVENT_TYPE_RE)]
+    schema_version: Annotated[int, Field(ge=1)]
+    occurred_at: UtcDatetime
+    project: ProjectSlug
+    producer: Uri
+    actor: Annotated[str, Field(min_length=1, max_length=256)]
+    subject: EntityId
+    payload: Payload
+    correlation_id: Uuid | None = None
+    causation_id: Uuid | None = None
+
+    @model_validator(mode="after")
+    def _subject_matches_payload(self) -> Self:
+        expected = self.payload.subject(self.project)
+        if self.subject != expected:
+            raise _mismatch(self.subject, expected)
+        owner = parse_id(expected).project
+        if owner is not None and owner != self.project:
+            raise PydanticCustomError(
+                "subject_mismatch",
+                "subject '{subject}' belongs to project '{owner}', not the event's '{project}'",
+                {"subject": expected, "owner": owner, "project": self.project},
+            )
+        return self
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        project: str,
+        producer: str,
+        actor: str,
+        payload: Payload,
+        occurred_at: datetime | None = None,
+        event_id: UUID | None = None,
+        correlation_id: UUID | None = None,
+        causation_id: UUID | None = None,
+    ) -> Self:
+        """Build an event with a fresh event_id, the current time and the derived subject."""
+        fields: dict[str, Any] = {
+            "event_id": event_id or uuid4(),
+            "occurred_at": occurred_at or datetime.now(UTC),
+            "project": project,
+            "producer": producer,
+            "actor": actor,
+            "subject": payload.subject(project),
+            "payload": payload,
+            "correlation_id": correlation_id,
+            "causation_id": causation_id,
+        }
+        return cls.model_validate(fields)
+
+    def to_json_bytes(self) -> bytes:
+        """The canonical JSON sent to Kafka: sorted keys, no spaces, UTF-8, nulls omitted."""
+        return to_json_bytes(self)
+
+    def kafka_key(self) -> bytes:
+        """The default Kafka key: the subject, so one entity's events stay in order."""
+        return self.subject.encode("utf-8")
+
+
+def to_json_bytes(event: BaseModel) -> bytes:
+    """Canonical JSON of any contract model; lossless: parsing it gives an equal model."""
+    data = event.model_dump(mode="json", exclude_none=True)
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def kafka_key(event: Event) -> bytes:
+    """The Kafka key of an event (its subject, UTF-8)."""
+    return event.kafka_key()

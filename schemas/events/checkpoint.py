@@ -1,0 +1,91 @@
+"""Checkpoint events, including the one schema evolution so far (checkpoint.saved v1 -> v2)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from provgraph.schemas.envelope import Event, Payload, Text
+from provgraph.schemas.events.common import Checksum, Count, JsonMap, StorageUri
+from provgraph.schemas.ids import CheckpointId, RunKey, checkpoint_id
+
+MIB = 1024 * 1024
+
+
+class CheckpointSavedPayload(Payload):
+    """A checkpoint was written.
+
+    Subject: ``checkpoint_id`` when the producer names checkpoints itself, else
+    ``checkpoint:<run_id>/<step>``.
+    """
+
+    run_id: RunKey
+    step: Count
+    epoch: Count | None = None
+    checkpoint_id: CheckpointId | None = None
+    uri: StorageUri
+    checksum: Checksum | None = None
+    size_bytes: Count | None = None
+    format: str | None = None
+    metrics: JsonMap = Field(default_factory=dict)
+
+    def subject(self, project: str) -> str:
+        return self.checkpoint_id or checkpoint_id(self.run_id, self.step)
+
+
+class CheckpointSaved(Event):
+    """``checkpoint.saved`` v2 (current): size in bytes, optional epoch and explicit id."""
+
+    event_type: Literal["checkpoint.saved"] = "checkpoint.saved"
+    schema_version: Literal[2] = 2
+    payload: CheckpointSavedPayload
+
+
+class CheckpointSavedV1Payload(Payload):
+    """The v1 payload: size in MiB as a float, no epoch, no explicit id."""
+
+    run_id: RunKey
+    step: Count
+    uri: StorageUri
+    checksum: Checksum | None = None
+    size_mb: float | None = Field(default=None, ge=0)
+    metrics: JsonMap = Field(default_factory=dict)
+
+    def subject(self, project: str) -> str:
+        return checkpoint_id(self.run_id, self.step)
+
+
+class CheckpointSavedV1(Event):
+    """``checkpoint.saved`` v1 (historical): still readable, upcast to v2 when read."""
+
+    event_type: Literal["checkpoint.saved"] = "checkpoint.saved"
+    schema_version: Literal[1] = 1
+    payload: CheckpointSavedV1Payload
+
+
+def upcast_checkpoint_saved_v1(event: dict[str, Any]) -> dict[str, Any]:
+    """v1 -> v2: ``size_mb`` (MiB, float) becomes ``size_bytes`` (int); epoch stays unknown."""
+    payload = dict(event["payload"])
+    size_mb = payload.pop("size_mb", None)
+    if size_mb is not None:
+        payload["size_bytes"] = round(size_mb * MIB)
+    return {**event, "schema_version": 2, "payload": payload}
+
+
+class CheckpointDeletedPayload(Payload):
+    """A checkpoint's files were deleted. Subject: the checkpoint id."""
+
+    checkpoint: CheckpointId
+    reason: Text | None = None
+
+    def subject(self, project: str) -> str:
+        return self.checkpoint
+
+
+class CheckpointDeleted(Event):
+    """``checkpoint.deleted`` v1."""
+
+    event_type: Literal["checkpoint.deleted"] = "checkpoint.deleted"
+    schema_version: Literal[1] = 1
+    payload: CheckpointDeletedPayload

@@ -1,0 +1,75 @@
+"""The graph model: labels, relationship types and constraints, shared by writer and readers.
+
+Edges point from the derived thing to what it came from (W3C PROV style):
+upstream = follow outgoing edges, downstream = follow incoming edges.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Label(StrEnum):
+    """Node labels. Every lineage node also carries ENTITY, whose `id` is unique graph-wide."""
+
+    ENTITY = "Entity"
+    DATASET = "Dataset"
+    DATASET_VERSION = "DatasetVersion"
+    EXPERIMENT = "Experiment"
+    RUN = "Run"
+    CHECKPOINT = "Checkpoint"
+    MODEL = "Model"
+    MODEL_VERSION = "ModelVersion"
+    EVALUATION = "Evaluation"
+    DEPLOYMENT = "Deployment"
+    ENVIRONMENT = "Environment"
+    JOB = "Job"
+
+
+class Rel(StrEnum):
+    """Relationship types, each from the derived node to its source."""
+
+    VERSION_OF = "VERSION_OF"
+    DERIVED_FROM = "DERIVED_FROM"
+    GENERATED_BY = "GENERATED_BY"
+    USED = "USED"
+    RAN_IN = "RAN_IN"
+    STARTED_FROM = "STARTED_FROM"
+    RESUMED_FROM = "RESUMED_FROM"
+    PART_OF = "PART_OF"
+    EXPORTED_FROM = "EXPORTED_FROM"
+    EVALUATED = "EVALUATED"
+    SERVES = "SERVES"
+    BASED_ON = "BASED_ON"
+    CHILD_OF = "CHILD_OF"
+
+
+# Bookkeeping nodes, outside the lineage graph.
+# The last applied offset per (topic, partition), written in the same transaction as each batch.
+OFFSET_LABEL = "ProjectorOffset"
+APPLIED_EVENT_LABEL = "AppliedEvent"  # event ids already folded in (idempotency)
+
+LINEAGE_LABELS: tuple[Label, ...] = tuple(label for label in Label if label is not Label.ENTITY)
+
+
+def _unique(label: str, *props: str) -> str:
+    name = f"{label.lower()}_{'_'.join(props)}_unique"
+    keys = ", ".join(f"n.{prop}" for prop in props)
+    target = keys if len(props) == 1 else f"({keys})"
+    return f"CREATE CONSTRAINT {name} IF NOT EXISTS FOR (n:{label}) REQUIRE {target} IS UNIQUE"
+
+
+def _index(label: str, prop: str) -> str:
+    return f"CREATE INDEX {label.lower()}_{prop} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
+
+
+def schema_statements() -> list[str]:
+    """Every constraint and index, idempotent (IF NOT EXISTS): apply them in any order, any time.
+
+    Each MERGE key is backed by a uniqueness constraint, so MERGE is an index lookup.
+    """
+    statements = [_unique(label, "id") for label in Label]
+    statements += [_index(Label.ENTITY, prop) for prop in ("project", "name", "last_event_at")]
+    statements.append(_unique(OFFSET_LABEL, "topic", "partition"))
+    statements.append(_unique(APPLIED_EVENT_LABEL, "event_id"))
+    return statements

@@ -1,0 +1,1 @@
+"""provgraph.query."""

@@ -1,0 +1,158 @@
+"""Session-wide endpoints of real Kafka and Neo4j servers, and per-test isolation.
+
+Endpoints are found in this order:
+  (a) env vars PROVGRAPH_KAFKA_BOOTSTRAP / PROVGRAPH_NEO4J_URI (+ _USER, _PASSWORD), as written
+      by `provgraph infra up` into .provgraph/env and exported by `make test`;
+  (b) testcontainers (KafkaContainer, Neo4jContainer) when a Docker engine answers;
+  (c) the local launcher (`provgraph infra up`), which reuses servers already running.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+_MARKERS = ("unit", "integration", "e2e")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by its folder, so `-m unit` and `-m integration` select reliably."""
+    for item in items:
+        parts = Path(str(item.fspath)).parts
+        for marker in _MARKERS:
+            if marker in parts:
+                item.add_marker(getattr(pytest.mark, marker))
+
+
+@dataclass(frozen=True)
+class Neo4jEndpoint:
+    uri: str
+    user: str
+    password: str
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    kafka_bootstrap: str
+    neo4j: Neo4jEndpoint
+    source: str
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=3)
+        client.ping()
+        return True
+    except Exception:  # any failure means: no usable engine
+        return False
+
+
+def _from_env() -> Endpoints | None:
+    bootstrap = os.environ.get("PROVGRAPH_KAFKA_BOOTSTRAP")
+    uri = os.environ.get("PROVGRAPH_NEO4J_URI")
+    if not (bootstrap and uri):
+        return None
+    neo4j = Neo4jEndpoint(
+        uri,
+        os.environ.get("PROVGRAPH_NEO4J_USER", "neo4j"),
+        os.environ.get("PROVGRAPH_NEO4J_PASSWORD", ""),
+    )
+    return Endpoints(bootstrap, neo4j, "env")
+
+
+@pytest.fixture(scope="session")
+def endpoints() -> Iterator[Endpoints]:
+    found = _from_env()
+    if found is not None:
+        yield found
+        return
+    if _docker_answers():
+        yield from _containers()
+        return
+    from provgraph.infra.launcher import Launcher
+
+    launcher = Launcher(say=lambda _msg: None)
+    launcher.up()
+    s = launcher.settings
+    yield Endpoints(
+        s.kafka_bootstrap,
+        Neo4jEndpoint(s.neo4j_uri, s.neo4j_user, launcher.neo4j.password()),
+        "launcher",
+    )
+
+
+def _containers() -> Iterator[Endpoints]:
+    from testcontainers.kafka import KafkaContainer
+    from testcontainers.neo4j import Neo4jContainer
+
+    from provgraph.infra.neo4j_schema import apply_schema
+
+    with (
+        KafkaContainer("apache/kafka:4.1.1").with_kraft() as kafka,
+        Neo4jContainer("neo4j:5.26-community") as neo,
+    ):
+        endpoint = Neo4jEndpoint(neo.get_connection_url(), "neo4j", neo.password)
+        with neo.get_driver() as driver:
+            apply_schema(driver)
+        yield Endpoints(kafka.get_bootstrap_server(), endpoint, "testcontainers")
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap(endpoints: Endpoints) -> str:
+    return endpoints.kafka_bootstrap
+
+
+@pytest.fixture(scope="session")
+def neo4j_endpoint(endpoints: Endpoints) -> Neo4jEndpoint:
+    return endpoints.neo4j
+
+
+@pytest.fixture(scope="session")
+def neo4j_driver(neo4j_endpoint: Neo4jEndpoint) -> Iterator[object]:
+    from neo4j import GraphDatabase
+
+    driver = GraphDatabase.driver(
+        neo4j_endpoint.uri, auth=(neo4j_endpoint.user, neo4j_endpoint.password)
+    )
+    driver.verify_connectivity()
+    yield driver
+    driver.close()
+
+
+@pytest.fixture()
+def unique_name(request: pytest.FixtureRequest) -> str:
+    """A name no other test uses: topic names, projects, labels."""
+    stem = "".join(ch if ch.isalnum() else "-" for ch in request.node.name.lower())[:40]
+    return f"t-{stem.strip('-')}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture()
+def kafka_topic(kafka_bootstrap: str, unique_name: str) -> Iterator[str]:
+    """A fresh topic with 3 partitions, deleted after the test."""
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+    admin.create_topics([NewTopic(unique_name, num_partitions=3, replication_factor=1)])
+    try:
+        yield unique_name
+    finally:
+        admin.delete_topics([unique_name])
+        admin.close()
+
+
+@pytest.fixture()
+def project(neo4j_driver: object, unique_name: str) -> Iterator[str]:
+    """A project slug of this test alone; its nodes are removed afterwards."""
+    from neo4j import Driver
+
+    assert isinstance(neo4j_driver, Driver)
+    slug = unique_name[:64]
+    yield slug
+    neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=slug)

@@ -156,3 +156,107 @@ def project(neo4j_driver: object, unique_name: str) -> Iterator[str]:
     slug = unique_name[:64]
     yield slug
     neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=slug)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class PrivateServer:
+    """A Kafka or Neo4j of one test alone, on free loopback ports, that it may stop and restart.
+
+    Fault tests use it so that killing a server never disturbs the shared one.
+    """
+
+    def __init__(self, kind: str, home: Path) -> None:
+        from provgraph.infra.kafka import KafkaServer
+        from provgraph.infra.neo4j import Neo4jServer
+        from provgraph.infra.settings import InfraSettings
+
+        ports = {
+            "kafka": {"kafka_port": _free_port(), "kafka_controller_port": _free_port()},
+            "neo4j": {"neo4j_bolt_port": _free_port(), "neo4j_http_port": _free_port()},
+        }[kind]
+        self.settings = InfraSettings(
+            home=home, kafka_heap="512m", neo4j_heap="512m", neo4j_pagecache="256m", **ports
+        )
+        self.server = (KafkaServer if kind == "kafka" else Neo4jServer)(self.settings)
+        self._argv: list[str] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return self.settings.kafka_bootstrap
+
+    @property
+    def neo4j(self) -> Neo4jEndpoint:
+        from provgraph.infra.neo4j import Neo4jServer
+
+        assert isinstance(self.server, Neo4jServer)
+        s = self.settings
+        return Neo4jEndpoint(s.neo4j_uri, s.neo4j_user, self.server.password())
+
+    def start(self, timeout_s: float = 120.0) -> None:
+        from provgraph.infra.process import wait_until
+
+        if self._argv is None:
+            self._argv = self.server.prepare()
+        self.server.process.start(self._argv)
+        if not wait_until(self.server.is_ready, timeout_s, interval_s=0.5):
+            raise RuntimeError(
+                f"private {self.server.name} did not start:\n{self.server.process.log_tail()}"
+            )
+        self.server.after_ready()
+
+    def stop(self) -> None:
+        self.server.process.stop(timeout_s=30)
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would."""
+        import signal
+
+        pid = self.server.process.pid()
+        if pid is not None:
+            os.killpg(pid, signal.SIGKILL)
+            from provgraph.infra.process import wait_until
+
+            wait_until(lambda: self.server.process.pid() is None, 10.0)
+            # A killed JVM lingers as a zombie while its threads exit: wait for its ports too.
+            wait_until(lambda: not self._listening(), 30.0)
+
+    def _listening(self) -> bool:
+        from provgraph.infra.process import port_accepts
+
+        return any(port_accepts(self.settings.host, p) for p in self.server.ports().values())
+
+
+@pytest.fixture()
+def private_kafka(tmp_path: Path) -> Iterator[PrivateServer]:
+    """A started Kafka broker of this test alone (stop/start/kill it at will)."""
+    server = PrivateServer("kafka", tmp_path / "private-kafka")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture()
+def private_neo4j(tmp_path: Path) -> Iterator[PrivateServer]:
+    """A started Neo4j of this test alone, with the graph schema applied."""
+    from neo4j import GraphDatabase
+
+    from provgraph.infra.neo4j_schema import apply_schema
+
+    server = PrivateServer("neo4j", tmp_path / "private-neo4j")
+    server.start()
+    endpoint = server.neo4j
+    with GraphDatabase.driver(endpoint.uri, auth=(endpoint.user, endpoint.password)) as driver:
+        apply_schema(driver)
+    try:
+        yield server
+    finally:
+        server.stop()

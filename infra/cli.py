@@ -1,0 +1,61 @@
+"""`provgraph infra up|down|status|logs|env`."""
+
+from __future__ import annotations
+
+import argparse
+
+from provgraph.infra.launcher import Launcher
+from provgraph.infra.process import tail
+
+SubParsers = argparse._SubParsersAction  # noqa: SLF001 - argparse exposes no public alias
+
+
+def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
+    infra = sub.add_parser("infra", help="run Kafka and Neo4j locally (no Docker needed)")
+    actions = infra.add_subparsers(dest="action", required=True)
+    actions.add_parser("up", help="fetch (once), start and wait for Kafka and Neo4j").set_defaults(
+        func=_up
+    )
+    down = actions.add_parser("down", help="stop what `up` started (data is kept)")
+    down.add_argument("--wipe", action="store_true", help="also delete their data")
+    down.set_defaults(func=_down)
+    actions.add_parser("status", help="what runs, on which ports, with which pids").set_defaults(
+        func=_status
+    )
+    logs = actions.add_parser("logs", help="print the tail of the servers' logs")
+    logs.add_argument("server", nargs="?", choices=["kafka", "neo4j"], help="one server only")
+    logs.add_argument("-n", "--lines", type=int, default=40, help="lines per log (default 40)")
+    logs.set_defaults(func=_logs)
+    actions.add_parser("env", help="print the connection file").set_defaults(func=_env)
+
+
+def _up(args: argparse.Namespace) -> int:
+    Launcher().up()
+    return 0
+
+
+def _down(args: argparse.Namespace) -> int:
+    Launcher().down(wipe=args.wipe)
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    for st in Launcher().status():
+        state = "ready" if st.ready else ("starting or unhealthy" if st.pid else "stopped")
+        ports = ", ".join(f"{role} {port}" for role, port in st.ports.items())
+        print(f"{st.name:<10} {state:<22} pid {st.pid or '-':<8} {ports}")
+    return 0
+
+
+def _logs(args: argparse.Namespace) -> int:
+    for name, paths in Launcher().log_paths().items():
+        if args.server in (None, name):
+            for path in paths:
+                print(f"==> {path} <==\n{tail(path, args.lines)}\n")
+    return 0
+
+
+def _env(args: argparse.Namespace) -> int:
+    path = Launcher().settings.env_file
+    print(f"# {path}\n{path.read_text() if path.exists() else '(not written yet: run up)'}")
+    return 0

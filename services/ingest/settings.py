@@ -1,0 +1,34 @@
+"""Settings of the ingest service and the projector: one class, PROVGRAPH_* env vars."""
+
+from __future__ import annotations
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class IngestSettings(BaseSettings):
+    """Where the event log lives, how the HTTP ingest and the projector reach Kafka and Neo4j.
+
+    `source .provgraph/env` (written by `provgraph infra up`) sets the connection values.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="PROVGRAPH_", extra="ignore")
+
+    kafka_bootstrap: str = "127.0.0.1:9092"
+    events_topic: str = "provgraph.events"
+    dead_letter_topic: str = "provgraph.events.dlq"
+    topic_partitions: int = 6
+    topic_replication: int = 1
+
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: str = ""
+    neo4j_database: str = "neo4j"
+
+    ingest_host: str = "127.0.0.1"
+    ingest_port: int = 8080
+    max_body_bytes: int = 8 * 1024 * 1024
+    produce_timeout_s: float = 10.0
+
+    projector_group: str = "provgraph-projector"
+    projector_max_batch: int = 5000
+    projector_poll_timeout_ms: int = 500

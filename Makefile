@@ -7,9 +7,21 @@ STAMP := $(VENV)/.installed
 ENV_FILE := .provgraph/env
 WITH_ENV := set -a && . ./$(ENV_FILE) && set +a &&
 
-.PHONY: install infra-up up down wipe status logs test test-unit lint typecheck schemas bench clean
+.PHONY: install system-deps infra-up up down wipe status logs test test-unit lint typecheck schemas bench clean
 
-install: $(STAMP)
+install: $(STAMP) system-deps
+
+# kcat (a non-Python Kafka client) proves the contract works from any producer; Debian package.
+system-deps:
+	@command -v kcat >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get install -y -qq kcat >/dev/null 2>&1 || \
+	     (apt-get update -qq >/dev/null && apt-get install -y -qq kcat >/dev/null)) && echo "installed kcat"; \
+	  else echo "kcat is missing: install it (Debian/Ubuntu: sudo apt-get install kcat)"; exit 1; fi; }
+	@command -v java >/dev/null || [ -n "$${JAVA_HOME:-}" ] || \
+	  { echo "Java 17+ is missing: install it (Debian: apt-get install openjdk-17-jre-headless)"; exit 1; }
+	@command -v mvn >/dev/null || [ -d "$${HOME}/.cache/provgraph" ] || \
+	  { echo "Maven is missing: install it (Debian: apt-get install maven)"; exit 1; }
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

@@ -7,7 +7,7 @@ import argparse
 from provgraph.infra.launcher import Launcher
 from provgraph.infra.process import tail
 
-SubParsers = argparse._SubParsersAction  # noqa: SLF001 - argparse exposes no public alias
+SubParsers = argparse._SubParsersAction
 
 
 def register(sub: SubParsers[argparse.ArgumentParser]) -> None:

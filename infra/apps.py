@@ -1,0 +1,158 @@
+"""provgraph's own processes (ingest, projector, query), started in the background like the servers.
+
+Only the services whose code exists are started, so `make up` works at every stage of the project.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from provgraph.infra.errors import PortInUseError, StartupError
+from provgraph.infra.process import ManagedProcess, port_is_free, wait_until
+from provgraph.infra.settings import InfraSettings
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    """One provgraph process: the module it needs, how to start it, how to tell it is up."""
+
+    name: str
+    module: str
+    argv: tuple[str, ...]
+    port: int | None = None
+    health_path: str = "/healthz"
+
+    def available(self) -> bool:
+        try:
+            return importlib.util.find_spec(self.module) is not None
+        except ModuleNotFoundError:
+            return False
+
+
+def app_specs(settings: InfraSettings) -> list[AppSpec]:
+    """Every provgraph process, in start order."""
+    py = sys.executable
+
+    def uvicorn(target: str, port: int) -> tuple[str, ...]:
+        return (
+            py,
+            "-m",
+            "uvicorn",
+            target,
+            "--factory",
+            "--host",
+            settings.host,
+            "--port",
+            str(port),
+            "--no-access-log",
+        )
+
+    return [
+        AppSpec(
+            "ingest",
+            "provgraph.ingest.app",
+            uvicorn("provgraph.ingest.app:create_app", settings.ingest_port),
+            settings.ingest_port,
+        ),
+        AppSpec(
+            "projector", "provgraph.ingest.projector", (py, "-m", "provgraph.cli", "projector")
+        ),
+        AppSpec(
+            "query",
+            "provgraph.query.app",
+            uvicorn("provgraph.query.app:create_app", settings.query_port),
+            settings.query_port,
+        ),
+    ]
+
+
+class Apps:
+    """Start, stop and report provgraph's own processes (pid files under the state dir)."""
+
+    def __init__(self, settings: InfraSettings | None = None) -> None:
+        self.settings = settings or InfraSettings()
+        self.specs = app_specs(self.settings)
+
+    def process(self, spec: AppSpec) -> ManagedProcess:
+        base = self.settings.state_dir / "apps"
+        marker = " ".join(spec.argv[1:4])  # e.g. "-m uvicorn provgraph.ingest.app:create_app"
+        return ManagedProcess(
+            spec.name, base / f"{spec.name}.pid", base / f"{spec.name}.log", marker
+        )
+
+    def up(self) -> list[str]:
+        """Start every available app that is not running; return the names now running."""
+        running = []
+        for spec in self.specs:
+            if not spec.available():
+                continue
+            proc = self.process(spec)
+            if proc.pid() is None:
+                self._start(spec, proc)
+            running.append(spec.name)
+        return running
+
+    def down(self) -> list[str]:
+        """Stop the apps this launcher started; return the names that were running."""
+        return [spec.name for spec in reversed(self.specs) if self.process(spec).stop(20.0)]
+
+    def status(self) -> list[tuple[AppSpec, int | None, bool]]:
+        """(spec, pid, healthy) for every available app."""
+        rows = []
+        for spec in self.specs:
+            if spec.available():
+                pid = self.process(spec).pid()
+                rows.append((spec, pid, pid is not None and self._healthy(spec)))
+        return rows
+
+    def _start(self, spec: AppSpec, proc: ManagedProcess) -> None:
+        if spec.port is not None and not port_is_free(self.settings.host, spec.port):
+            raise PortInUseError(
+                f"{spec.name} port {self.settings.host}:{spec.port} is in use by another "
+                f"process; stop it or set PROVGRAPH_{spec.name.upper()}_PORT."
+            )
+        proc.start(spec.argv, env=self._env())
+        if not wait_until(lambda: self._up_or_dead(spec, proc), 60.0, interval_s=0.5):
+            proc.stop(5.0)
+            raise StartupError(f"{spec.name} did not become healthy in 60s:\n{proc.log_tail()}")
+        if proc.pid() is None:
+            raise StartupError(f"{spec.name} exited at startup:\n{proc.log_tail()}")
+
+    def _up_or_dead(self, spec: AppSpec, proc: ManagedProcess) -> bool:
+        if proc.pid() is None:
+            return True  # dead: reported by the caller
+        return self._healthy(spec) if spec.port is not None else True
+
+    def _healthy(self, spec: AppSpec) -> bool:
+        if spec.port is None:
+            return True
+        url = f"http://{self.settings.host}:{spec.port}{spec.health_path}"
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                return bool(response.status == 200)
+        except OSError:
+            return False
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(read_env_file(self.settings.env_file))
+        env.update(
+            {
+                "PROVGRAPH_INGEST_PORT": str(self.settings.ingest_port),
+                "PROVGRAPH_QUERY_PORT": str(self.settings.query_port),
+            }
+        )
+        return env
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """The KEY=VALUE pairs of the connection file (empty when it does not exist)."""
+    if not path.exists():
+        return {}
+    pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+    return {key.strip(): value.strip() for key, value in pairs if not key.startswith("#")}

@@ -1,0 +1,134 @@
+"""`provgraph demo`: load the demo lineage story and show one question answered."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+from provgraph.demo_story import DEPLOYED_MODEL, PROJECT, demo_events
+from provgraph.schemas import Event
+
+SubParsers = argparse._SubParsersAction
+
+EXAMPLE_QUESTION = "Which dataset versions is the live deployment's model built on?"
+EXAMPLE_CYPHER = (
+    "MATCH (:Deployment {id: $deployment})-[:SERVES]->(mv:ModelVersion)\n"
+    "MATCH (mv)-[*1..8]->(dv:DatasetVersion)\n"
+    "RETURN DISTINCT dv.id AS dataset_version ORDER BY dataset_version"
+)
+
+
+def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
+    demo = sub.add_parser("demo", help="load the demo lineage story and query it")
+    demo.add_argument("--wait", type=float, default=60.0, help="seconds to wait for projection")
+    demo.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from provgraph.infra.settings import InfraSettings
+    from provgraph.ingest.settings import IngestSettings
+
+    infra = InfraSettings()
+    settings = IngestSettings()
+    events = demo_events()
+    marker = infra.state_dir / "demo.loaded"
+    if marker.exists():
+        print(f"demo story already loaded ({len(events)} events, project {PROJECT!r})")
+    else:
+        how = _send(events, infra.ingest_url, settings)
+        marker.write_text(f"{len(events)} events via {how}\n")
+        print(f"demo story loaded: {len(events)} events for project {PROJECT!r} via {how}")
+    _print_urls(infra, settings)
+    _print_example(settings, args.wait if _projector_runs() else 0.0)
+    return 0
+
+
+def _projector_runs() -> bool:
+    from provgraph.infra.apps import Apps
+
+    return any(spec.name == "projector" and pid for spec, pid, _ in Apps().status())
+
+
+def _send(events: list[Event], ingest_url: str, settings: Any) -> str:
+    """Through the ingest service when it runs, else straight into the event log topic."""
+    if _answers(f"{ingest_url}/healthz"):
+        body = b"[" + b",".join(event.to_json_bytes() for event in events) + b"]"
+        request = urllib.request.Request(
+            f"{ingest_url}/v1/events",
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            if response.status != 202:
+                raise RuntimeError(f"ingest answered {response.status}: {response.read()!r}")
+        return "POST /v1/events"
+    return _produce(events, settings)
+
+
+def _produce(events: list[Event], settings: Any) -> str:
+    from kafka import KafkaProducer
+
+    from provgraph.ingest.topics import ensure_topics
+
+    ensure_topics(settings)
+    producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all")
+    try:
+        for event in events:
+            producer.send(settings.events_topic, key=event.kafka_key(), value=event.to_json_bytes())
+        producer.flush(timeout=30)
+    finally:
+        producer.close()
+    return f"Kafka topic {settings.events_topic} (the ingest service is not running)"
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _print_urls(infra: Any, settings: Any) -> None:
+    print("\nprovgraph is running:")
+    print(f"  Kafka (event log)   {infra.kafka_bootstrap}   topic {settings.events_topic}")
+    print(
+        f"  Neo4j Bolt          {infra.neo4j_uri}   user {infra.neo4j_user}, "
+        f"password in {infra.env_file}"
+    )
+    print(f"  Neo4j Browser       http://{infra.host}:{infra.neo4j_http_port}/browser/")
+    for name, url in (("ingest", infra.ingest_url), ("query", infra.query_url)):
+        up = _answers(f"{url}/healthz")
+        print(f"  {name:<19} {url}   {'(running)' if up else '(not running)'}")
+
+
+def _print_example(settings: Any, wait_s: float) -> None:
+    from neo4j import GraphDatabase
+
+    print(f"\nexample: {EXAMPLE_QUESTION}\n")
+    print("  " + EXAMPLE_CYPHER.replace("\n", "\n  "))
+    params = {"deployment": f"deployment:{PROJECT}/chat-api"}
+    auth = (settings.neo4j_user, settings.neo4j_password)
+    rows: list[str] = []
+    with GraphDatabase.driver(
+        settings.neo4j_uri, auth=auth, notifications_min_severity="OFF"
+    ) as driver:
+        deadline = time.monotonic() + wait_s
+        while not rows and time.monotonic() < deadline:
+            records, _, _ = driver.execute_query(EXAMPLE_CYPHER, params)
+            rows = [record["dataset_version"] for record in records]
+            if not rows:
+                time.sleep(1.0)
+    if rows:
+        print(f"\nanswer ({DEPLOYED_MODEL} is served by chat-api):")
+        print(json.dumps(rows, indent=2))
+    else:
+        print(
+            "\nno answer yet: the graph is filled by the projector "
+            "(`provgraph services status` shows whether it runs)."
+        )

@@ -1,0 +1,324 @@
+"""The demo lineage story, as contract events: built from data alone, identical on every run.
+
+A pretraining run on two dataset versions is interrupted and resumed from a checkpoint; its
+model is fine-tuned on a cleaned dataset version, evaluated, registered and deployed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from provgraph.schemas import REGISTRY, Event, parse_event
+
+PROJECT = "demo-llm"
+PRODUCER = "https://provgraph.dev/demo/0.1.0"
+_NAMESPACE = uuid.UUID("6f1b7c3e-2d4a-4b8e-9c1f-0a2b3c4d5e6f")
+_T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+_SHA = "sha256:" + "ab" * 32
+
+PRETRAIN = "demo-pretrain-001"
+FINETUNE = "demo-finetune-001"
+DEPLOYED_MODEL = f"model:{PROJECT}/chat-1b@1.0.0"
+
+
+def _ds(name: str, version: str) -> str:
+    return f"dataset:{PROJECT}/{name}@{version}"
+
+
+def _ckpt(run: str, step: int) -> str:
+    return f"checkpoint:{run}/{step}"
+
+
+def _versions() -> list[tuple[str, dict[str, Any]]]:
+    web_v1 = {
+        "name": "web-corpus",
+        "version": "v1",
+        "storage_uri": "s3://demo/web-corpus/v1/",
+        "source": {
+            "uri": "https://example.org/crawl/2025-12/",
+            "obtained_by": "crawl",
+            "licence": "CC-BY-4.0",
+            "compliance_note": "robots.txt honoured",
+        },
+        "checksum": _SHA,
+        "record_count": 1_000_000,
+    }
+    web_v2 = {
+        "name": "web-corpus",
+        "version": "v2",
+        "storage_uri": "s3://demo/web-corpus/v2/",
+        "change_note": "near-duplicate removal at threshold 0.8",
+        "previous_version": "v1",
+        "derived_from": [{"dataset_version": _ds("web-corpus", "v1"), "transform": "dedup"}],
+        "cleaning_rules": [{"kind": "dedup", "name": "minhash", "params": {"threshold": 0.8}}],
+        "split": {"train": {"ratio": 0.98}, "validation": {"ratio": 0.02}},
+        "quality_gates": {"dedup_rate": 0.12, "checks": [{"name": "no-empty", "passed": True}]},
+        "checksum": _SHA,
+        "record_count": 880_000,
+    }
+    heldout = {
+        "name": "heldout",
+        "version": "v1",
+        "storage_uri": "s3://demo/heldout/v1/",
+        "checksum": _SHA,
+        "record_count": 10_000,
+    }
+    instruct = {
+        "name": "instruct",
+        "version": "v1",
+        "storage_uri": "s3://demo/instruct/v1/",
+        "checksum": _SHA,
+        "record_count": 50_000,
+    }
+    instruct_clean = {
+        "name": "instruct",
+        "version": "v1-clean",
+        "storage_uri": "s3://demo/instruct/v1-clean/",
+        "change_note": "PII filtered, unicode normalised",
+        "previous_version": "v1",
+        "derived_from": [{"dataset_version": _ds("instruct", "v1"), "transform": "clean"}],
+        "cleaning_rules": [
+            {"kind": "filter", "name": "pii-scrub", "params": {"entities": ["email", "phone"]}},
+            {"kind": "normalize", "name": "unicode-nfc", "params": {}},
+        ],
+        "checksum": _SHA,
+        "record_count": 48_500,
+    }
+    evalset = {
+        "name": "eval-suite",
+        "version": "v1",
+        "storage_uri": "s3://demo/eval-suite/v1/",
+        "checksum": _SHA,
+        "record_count": 2_000,
+    }
+    return [
+        ("dataset.version.created", p)
+        for p in (web_v1, web_v2, heldout, instruct, instruct_clean, evalset)
+    ]
+
+
+def _pretrain() -> list[tuple[str, dict[str, Any]]]:
+    run = {"run_id": PRETRAIN}
+    return [
+        (
+            "run.started",
+            {
+                **run,
+                "experiment": f"experiment:{PROJECT}/exp-001",
+                "run_number": 1,
+                "name": "pretrain-1b",
+                "params": {"lr": 3e-4, "batch_size": 512, "epochs": 1},
+                "code": {
+                    "repo": "https://git.example.org/ml/trainer",
+                    "commit": "4f2a9c1",
+                    "dirty": False,
+                },
+                "environment": f"environment:{PROJECT}/trainer-2026-01",
+                "inputs": [
+                    {"dataset_version": _ds("web-corpus", "v2"), "role": "train"},
+                    {"dataset_version": _ds("heldout", "v1"), "role": "validation"},
+                ],
+            },
+        ),
+        (
+            "checkpoint.saved",
+            {
+                **run,
+                "step": 1000,
+                "epoch": 0,
+                "uri": "s3://demo/ckpt/pt/1000/",
+                "checksum": _SHA,
+                "size_bytes": 2_000_000_000,
+                "metrics": {"train/loss": 2.9},
+            },
+        ),
+        (
+            "run.resumed",
+            {
+                **run,
+                "from_checkpoint": _ckpt(PRETRAIN, 1000),
+                "interruption_cause": "node failure",
+                "steps_lost": 120,
+                "resumed_at_step": 1000,
+            },
+        ),
+        (
+            "checkpoint.saved",
+            {
+                **run,
+                "step": 2000,
+                "epoch": 0,
+                "uri": "s3://demo/ckpt/pt/2000/",
+                "checksum": _SHA,
+                "size_bytes": 2_000_000_000,
+                "metrics": {"train/loss": 2.4},
+            },
+        ),
+        (
+            "run.completed",
+            {
+                **run,
+                "conclusion": "loss converged; base model ready",
+                "final_metrics": {"val/ppl": 14.2},
+                "final_step": 2000,
+            },
+        ),
+        (
+            "model.version.registered",
+            {
+                "name": "base-1b",
+                "version": "1.0.0",
+                "produced_by_run": f"run:{PRETRAIN}",
+                "checkpoint": _ckpt(PRETRAIN, 2000),
+                "uri": "s3://demo/models/base-1b/1.0.0/",
+                "checksum": _SHA,
+                "fit_for": ["fine-tuning"],
+            },
+        ),
+    ]
+
+
+def _finetune() -> list[tuple[str, dict[str, Any]]]:
+    run = {"run_id": FINETUNE}
+    return [
+        (
+            "run.started",
+            {
+                **run,
+                "experiment": f"experiment:{PROJECT}/exp-001",
+                "run_number": 2,
+                "name": "chat-sft",
+                "params": {"lr": 1e-5, "batch_size": 64, "epochs": 3},
+                "code": {
+                    "repo": "https://git.example.org/ml/trainer",
+                    "commit": "9b1d0e2",
+                    "dirty": False,
+                },
+                "environment": f"environment:{PROJECT}/trainer-2026-01",
+                "inputs": [{"dataset_version": _ds("instruct", "v1-clean"), "role": "train"}],
+                "base_model": f"model:{PROJECT}/base-1b@1.0.0",
+            },
+        ),
+        (
+            "checkpoint.saved",
+            {
+                **run,
+                "step": 300,
+                "epoch": 2,
+                "uri": "s3://demo/ckpt/ft/300/",
+                "checksum": _SHA,
+                "size_bytes": 2_000_000_000,
+            },
+        ),
+        (
+            "run.completed",
+            {
+                **run,
+                "conclusion": "instruction following acceptable",
+                "final_metrics": {"val/loss": 1.1},
+                "final_step": 300,
+            },
+        ),
+        (
+            "model.version.registered",
+            {
+                "name": "chat-1b",
+                "version": "1.0.0",
+                "produced_by_run": f"run:{FINETUNE}",
+                "checkpoint": _ckpt(FINETUNE, 300),
+                "uri": "s3://demo/models/chat-1b/1.0.0/",
+                "checksum": _SHA,
+                "fit_for": ["internal chat assistant"],
+            },
+        ),
+        (
+            "model.version.evaluated",
+            {
+                "evaluation_id": str(uuid.uuid5(_NAMESPACE, "eval-chat-1b")),
+                "model_version": DEPLOYED_MODEL,
+                "suite": "demo-eval",
+                "dataset_versions": [_ds("eval-suite", "v1")],
+                "metrics": {"acc": 0.61},
+                "passed": True,
+            },
+        ),
+        (
+            "model.version.status.changed",
+            {"model_version": DEPLOYED_MODEL, "from_status": "candidate", "to_status": "approved"},
+        ),
+        (
+            "deployment.created",
+            {
+                "name": "chat-api",
+                "endpoint": "https://chat.example.org/v1",
+                "environment": "production",
+                "serves": [{"model_version": DEPLOYED_MODEL, "traffic_share": 1.0}],
+            },
+        ),
+    ]
+
+
+def _setup() -> list[tuple[str, dict[str, Any]]]:
+    return [
+        ("dataset.registered", {"name": name, "description": f"demo dataset {name}"})
+        for name in ("web-corpus", "heldout", "instruct", "eval-suite")
+    ] + [
+        (
+            "environment.snapshot.recorded",
+            {
+                "key": "trainer-2026-01",
+                "image": {
+                    "name": "registry.example.org/ml/trainer",
+                    "tag": "2026.01",
+                    "digest": _SHA,
+                },
+                "python_version": "3.11.7",
+                "frameworks": {"torch": "2.5.1"},
+                "packages": {"torch": "2.5.1", "numpy": "2.1.3"},
+                "built_by": "ci:images",
+            },
+        ),
+        (
+            "experiment.created",
+            {
+                "key": "exp-001",
+                "number": 1,
+                "code_name": "demo",
+                "goal": "a small chat model from a deduplicated web corpus",
+            },
+        ),
+    ]
+
+
+def demo_events() -> list[Event]:
+    """The whole story, in the order it happened, each event validated by the contract."""
+    steps = _setup() + _versions() + _pretrain() + _finetune()
+    events = []
+    for i, (event_type, payload) in enumerate(steps):
+        raw = {
+            "event_id": str(uuid.uuid5(_NAMESPACE, f"demo-{i}")),
+            "event_type": event_type,
+            "schema_version": _current_version(event_type),
+            "occurred_at": (_T0 + timedelta(minutes=10 * i)).isoformat(),
+            "project": PROJECT,
+            "producer": PRODUCER,
+            "actor": "user:demo",
+            "subject": "",
+            "payload": payload,
+        }
+        events.append(_with_subject(raw))
+    return events
+
+
+def _current_version(event_type: str) -> int:
+    return REGISTRY.current_version(event_type)
+
+
+def _with_subject(raw: dict[str, Any]) -> Event:
+    model = REGISTRY.resolve(raw["event_type"], raw["schema_version"])
+    payload_type = model.model_fields["payload"].annotation
+    assert payload_type is not None
+    raw["subject"] = payload_type.model_validate(raw["payload"]).subject(PROJECT)
+    return parse_event(raw)

@@ -96,4 +96,5 @@ def test_status_reports_running_servers(endpoints: object) -> None:
         pytest.skip("servers come from elsewhere (testcontainers or a remote cluster)")
     status = {s.name: s for s in launcher.status()}
     assert status["kafka"].ready and status["kafka"].pid
-    assert status["neo4j"].ready and status["neo4j"].ports["bolt"] == 7687
+    assert status["neo4j"].ready
+    assert status["neo4j"].ports["bolt"] == launcher.settings.neo4j_bolt_port

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from provgraph.infra.settings import InfraSettings
 from provgraph.schemas.graph import Label, schema_statements
 
 
-def test_defaults_are_loopback_ports() -> None:
+def test_defaults_are_loopback_ports(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [key for key in os.environ if key.startswith("PROVGRAPH_")]:
+        monkeypatch.delenv(name)
     s = InfraSettings()
     assert (s.kafka_port, s.kafka_controller_port) == (9092, 9093)
     assert (s.neo4j_bolt_port, s.neo4j_http_port, s.ingest_port, s.query_port) == (

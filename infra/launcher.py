@@ -92,6 +92,13 @@ class Launcher:
             "PROVGRAPH_NEO4J_PASSWORD": self.neo4j.password(),
             "PROVGRAPH_INGEST_URL": s.ingest_url,
             "PROVGRAPH_QUERY_URL": s.query_url,
+            # The ports too, so that every provgraph command in a sourced shell agrees.
+            "PROVGRAPH_KAFKA_PORT": str(s.kafka_port),
+            "PROVGRAPH_KAFKA_CONTROLLER_PORT": str(s.kafka_controller_port),
+            "PROVGRAPH_NEO4J_BOLT_PORT": str(s.neo4j_bolt_port),
+            "PROVGRAPH_NEO4J_HTTP_PORT": str(s.neo4j_http_port),
+            "PROVGRAPH_INGEST_PORT": str(s.ingest_port),
+            "PROVGRAPH_QUERY_PORT": str(s.query_port),
         }
         path = s.env_file
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -87,7 +87,8 @@ def test_env_file_is_sourceable_and_private(tmp_path: Path) -> None:
         text=True,
         check=True,
     ).stdout.split()
-    assert out == ["bolt://127.0.0.1:7687", "http://127.0.0.1:8080"]
+    assert out == [launcher.settings.neo4j_uri, launcher.settings.ingest_url]
+    assert launcher.settings.neo4j_uri.startswith("bolt://127.0.0.1:")
 
 
 def test_status_reports_running_servers(endpoints: object) -> None:

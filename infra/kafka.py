@@ -99,7 +99,8 @@ class KafkaServer(LocalServer):
         if (self.dir / "data" / "meta.properties").exists():
             return
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-        argv = [*jvm, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)]
+        argv = [*jvm, "kafka.tools.StorageTool", "format", f"--cluster-id={cluster_id}"]
+        argv += ["--config", str(config)]
         proc = subprocess.run(argv, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise StartupError(

@@ -28,7 +28,16 @@ class IngestSettings(BaseSettings):
     ingest_port: int = 8080
     max_body_bytes: int = 8 * 1024 * 1024
     produce_timeout_s: float = 10.0
+    # "auto": the best codec kafka-python can use here (zstd, then lz4, else gzip).
+    produce_compression: str = "auto"
+    produce_linger_ms: int = 5
+    retry_after_s: int = 5
+    ready_cache_s: float = 2.0
 
     projector_group: str = "provgraph-projector"
     projector_max_batch: int = 5000
     projector_poll_timeout_ms: int = 500
+    # Retries while Neo4j is unavailable: exponential from the first delay, capped.
+    projector_backoff_initial_s: float = 0.5
+    projector_backoff_max_s: float = 10.0
+    dead_letter_timeout_s: float = 30.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from kafka.admin import KafkaAdminClient, NewTopic
 from kafka.errors import TopicAlreadyExistsError
 
@@ -28,10 +30,9 @@ def ensure_topics(settings: IngestSettings) -> list[str]:
             if name not in existing
         ]
         if new:
-            try:
+            # Another process may win the race; the topic is there either way.
+            with contextlib.suppress(TopicAlreadyExistsError):
                 admin.create_topics(new)
-            except TopicAlreadyExistsError:
-                pass  # another process won the race; the topic is there either way
         return [topic.name for topic in new]
     finally:
         admin.close()

@@ -6,6 +6,7 @@ model is fine-tuned on a cleaned dataset version, evaluated, registered and depl
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -292,33 +293,50 @@ def _setup() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def demo_events() -> list[Event]:
-    """The whole story, in the order it happened, each event validated by the contract."""
+def demo_events(project: str = PROJECT) -> list[Event]:
+    """The whole story, in the order it happened, each event validated by the contract.
+
+    Another `project` gets the same story under its own ids (tests use that for isolation).
+    """
     steps = _setup() + _versions() + _pretrain() + _finetune()
     events = []
     for i, (event_type, payload) in enumerate(steps):
         raw = {
-            "event_id": str(uuid.uuid5(_NAMESPACE, f"demo-{i}")),
+            "event_id": str(uuid.uuid5(_NAMESPACE, f"{project}-{i}")),
             "event_type": event_type,
             "schema_version": _current_version(event_type),
             "occurred_at": (_T0 + timedelta(minutes=10 * i)).isoformat(),
-            "project": PROJECT,
+            "project": project,
             "producer": PRODUCER,
             "actor": "user:demo",
             "subject": "",
-            "payload": payload,
+            "payload": _for_project(payload, project),
         }
-        events.append(_with_subject(raw))
+        events.append(_with_subject(raw, project))
     return events
+
+
+def _for_project(payload: dict[str, Any], project: str) -> dict[str, Any]:
+    if project == PROJECT:
+        return payload
+    text = json.dumps(payload)
+    for old in (PRETRAIN, FINETUNE):  # run ids are global: make them the project's own
+        text = text.replace(old, f"{project}-{old}")
+    text = text.replace(
+        str(uuid.uuid5(_NAMESPACE, "eval-chat-1b")),
+        str(uuid.uuid5(_NAMESPACE, f"eval-chat-1b-{project}")),
+    )
+    result: dict[str, Any] = json.loads(text.replace(f"{PROJECT}/", f"{project}/"))
+    return result
 
 
 def _current_version(event_type: str) -> int:
     return REGISTRY.current_version(event_type)
 
 
-def _with_subject(raw: dict[str, Any]) -> Event:
+def _with_subject(raw: dict[str, Any], project: str) -> Event:
     model = REGISTRY.resolve(raw["event_type"], raw["schema_version"])
     payload_type = model.model_fields["payload"].annotation
     assert payload_type is not None
-    raw["subject"] = payload_type.model_validate(raw["payload"]).subject(PROJECT)
+    raw["subject"] = payload_type.model_validate(raw["payload"]).subject(project)
     return parse_event(raw)

@@ -24,6 +24,7 @@ class Label(StrEnum):
     DEPLOYMENT = "Deployment"
     ENVIRONMENT = "Environment"
     JOB = "Job"
+    PROJECT = "Project"  # access grants of a project (from access.granted / access.revoked)
 
 
 class Rel(StrEnum):
@@ -48,6 +49,9 @@ class Rel(StrEnum):
 # The last applied offset per (topic, partition), written in the same transaction as each batch.
 OFFSET_LABEL = "ProjectorOffset"
 APPLIED_EVENT_LABEL = "AppliedEvent"  # event ids already folded in (idempotency)
+# (:AppliedEvent)-[:TOUCHED]->(:Entity): every node an event touched, its way back to the log.
+# Not a lineage edge: lineage traversals name their relationship types and never follow it.
+TOUCHED_REL = "TOUCHED"
 
 LINEAGE_LABELS: tuple[Label, ...] = tuple(label for label in Label if label is not Label.ENTITY)
 

@@ -1,0 +1,168 @@
+"""The dispatch of events to projection functions, and the builders they share."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from functools import singledispatch
+from typing import Any, TypeVar
+
+from provgraph.ingest.projection.mutations import (
+    EdgeSetReplace,
+    EdgeUpsert,
+    Mutation,
+    NodeUpsert,
+    Primitive,
+    ProjectionError,
+    Target,
+    Value,
+    Versioned,
+)
+from provgraph.schemas import Event, IdKind, parse_id
+from provgraph.schemas.graph import Label, Rel
+
+_LABELS: dict[IdKind, Label] = {
+    IdKind.DATASET: Label.DATASET,
+    IdKind.DATASET_VERSION: Label.DATASET_VERSION,
+    IdKind.RUN: Label.RUN,
+    IdKind.EXPERIMENT: Label.EXPERIMENT,
+    IdKind.CHECKPOINT: Label.CHECKPOINT,
+    IdKind.MODEL: Label.MODEL,
+    IdKind.MODEL_VERSION: Label.MODEL_VERSION,
+    IdKind.ENVIRONMENT: Label.ENVIRONMENT,
+    IdKind.EVALUATION: Label.EVALUATION,
+    IdKind.DEPLOYMENT: Label.DEPLOYMENT,
+    IdKind.PROJECT: Label.PROJECT,
+}
+
+# How far nested maps are flattened into `prefix.a.b` scalar copies; deeper stays in the JSON.
+_FLATTEN_DEPTH = 3
+
+
+def format_time(value: datetime) -> str:
+    """Fixed-width UTC text, so string order is time order (microseconds always present)."""
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def label_of(entity_id: str) -> Label:
+    """The node label of a typed id."""
+    return _LABELS[parse_id(entity_id).kind]
+
+
+@singledispatch
+def project(event: Event) -> list[Mutation]:
+    """Turn one event into graph mutations (pure). Each event type registers its function."""
+    raise ProjectionError(f"no projection for event type {event.event_type!r}")
+
+
+E = TypeVar("E", bound=Event)
+
+
+def projects(cls: type[E]) -> Callable[[Callable[[E], list[Mutation]]], Any]:
+    """Register `func` as the projection of events of type `cls`."""
+
+    def wrap(func: Callable[[E], list[Mutation]]) -> Any:
+        return project.register(cls)(func)
+
+    return wrap
+
+
+class Ctx:
+    """Builders bound to one event: its version, time and project."""
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+        self.time = format_time(event.occurred_at)
+        self.version = f"{self.time}|{event.event_id}"
+
+    def node(
+        self,
+        entity_id: str,
+        *,
+        defining: bool = False,
+        props: Mapping[str, Value | None] | None = None,
+        mins: Mapping[str, str | None] | None = None,
+        maxs: Mapping[str, str | None] | None = None,
+        versioned: Mapping[str, Versioned] | None = None,
+    ) -> NodeUpsert:
+        """A node upsert; None values are left out (an absent field changes nothing)."""
+        lww = {k: Versioned(self.version, v) for k, v in (props or {}).items() if v is not None}
+        lww.update(versioned or {})
+        owner = parse_id(entity_id).project
+        return NodeUpsert(
+            id=entity_id,
+            label=label_of(entity_id),
+            project=owner or self.event.project,
+            defining=defining,
+            first_seen=self.time,
+            last_seen=self.time,
+            lww=lww,
+            mins={k: v for k, v in (mins or {}).items() if v is not None},
+            maxs={k: v for k, v in (maxs or {}).items() if v is not None},
+        )
+
+    def ref(self, entity_id: str) -> NodeUpsert:
+        """A mention of another entity: a placeholder if it has not been seen yet."""
+        return self.node(entity_id)
+
+    def edge(
+        self,
+        src: str,
+        rel: Rel,
+        dst: str,
+        *,
+        key: Mapping[str, str] | None = None,
+        props: Mapping[str, Primitive | None] | None = None,
+    ) -> EdgeUpsert:
+        """A relationship from the derived `src` to its source `dst`."""
+        clean = {k: v for k, v in (props or {}).items() if v is not None}
+        return EdgeUpsert(
+            src=src,
+            src_label=label_of(src),
+            rel=rel,
+            dst=dst,
+            dst_label=label_of(dst),
+            key=dict(key or {}),
+            version=self.version if clean else "",
+            props=clean,
+        )
+
+    def edge_set(self, src: str, rel: Rel, dst_label: Label, targets: Iterable[Target]) -> Mutation:
+        """Replace every `rel` relationship of `src` with `targets`."""
+        return EdgeSetReplace(src, label_of(src), rel, dst_label, self.version, tuple(targets))
+
+    def linked(self, src: str, rel: Rel, dst: str | None, **key: str) -> list[Mutation]:
+        """A placeholder-or-node for `dst` and the relationship to it; nothing when dst is None."""
+        if dst is None:
+            return []
+        return [self.ref(dst), self.edge(src, rel, dst, key=key)]
+
+
+def status(rank: int, value: str) -> dict[str, Versioned]:
+    """Status as an LWW property whose version is its rank: it only ever moves forward."""
+    return {"status": Versioned(f"{rank:04d}", value)}
+
+
+def to_json(value: Any) -> str:
+    """Canonical JSON text of a nested value (maps are not Neo4j property values)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def flatten(prefix: str, data: Mapping[str, Any], depth: int = 0) -> dict[str, Value]:
+    """Scalar copies of a nested map as `prefix.key.sub` properties, for filtering."""
+    out: dict[str, Value] = {}
+    for key, value in data.items():
+        name = f"{prefix}.{key}"
+        if isinstance(value, Mapping) and depth + 1 < _FLATTEN_DEPTH:
+            out.update(flatten(name, value, depth + 1))
+        elif isinstance(value, str | int | float | bool):
+            out[name] = value
+    return out
+
+
+def with_json(name: str, data: Mapping[str, Any], flat_prefix: str) -> dict[str, Value | None]:
+    """`<name>_json` plus its flattened scalar copies; nothing when the map is empty."""
+    if not data:
+        return {}
+    return {f"{name}_json": to_json(data), **flatten(flat_prefix, data)}

@@ -1,0 +1,101 @@
+"""The join of mutations: combining two into one, and folding one into stored properties.
+
+The same rules run in the in-memory graph and (as Cypher) in the Neo4j writer; the writer
+also uses `combine_*` to merge a batch's mutations per key before sending them, so each key
+appears once per UNWIND and no row of a query depends on another row's write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provgraph.ingest.projection.mutations import (
+    EdgeSetReplace,
+    EdgeUpsert,
+    NodeUpsert,
+    Versioned,
+    version_key,
+)
+
+
+def _join_lww(a: dict[str, Versioned], b: dict[str, Versioned]) -> dict[str, Versioned]:
+    out = dict(a)
+    for key, item in b.items():
+        if key not in out or item.version > out[key].version:
+            out[key] = item
+    return out
+
+
+def _join(a: dict[str, str], b: dict[str, str], pick: Any) -> dict[str, str]:
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = pick(out[key], value) if key in out else value
+    return out
+
+
+def combine_nodes(a: NodeUpsert, b: NodeUpsert) -> NodeUpsert:
+    """One upsert with the effect of applying `a` and `b` (in either order)."""
+    if a.defining == b.defining:
+        project = min(a.project, b.project)
+    else:
+        project = a.project if a.defining else b.project
+    return NodeUpsert(
+        id=a.id,
+        label=a.label,
+        project=project,
+        defining=a.defining or b.defining,
+        first_seen=min(a.first_seen, b.first_seen),
+        last_seen=max(a.last_seen, b.last_seen),
+        lww=_join_lww(dict(a.lww), dict(b.lww)),
+        mins=_join(dict(a.mins), dict(b.mins), min),
+        maxs=_join(dict(a.maxs), dict(b.maxs), max),
+    )
+
+
+def combine_edges(a: EdgeUpsert, b: EdgeUpsert) -> EdgeUpsert:
+    """The later-versioned of two upserts of the same relationship."""
+    return b if b.version > a.version else a
+
+
+def combine_sets(a: EdgeSetReplace, b: EdgeSetReplace) -> EdgeSetReplace:
+    """The later-versioned of two replacements of the same relationship set."""
+    return b if b.version > a.version else a
+
+
+def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
+    """Fold `m` into a node's stored properties (the Cypher node upsert, in Python)."""
+    if not props:
+        props.update(
+            id=m.id, placeholder=True, project=m.project,
+            first_seen_at=m.first_seen, last_event_at=m.last_seen,
+        )  # fmt: skip
+    _fold_identity(props, m)
+    props["first_seen_at"] = min(props["first_seen_at"], m.first_seen)
+    props["last_event_at"] = max(props["last_event_at"], m.last_seen)
+    for key, item in m.lww.items():
+        if props.get(version_key(key), "") < item.version:
+            props[key] = to_stored(item.value)
+            props[version_key(key)] = item.version
+    for key, value in m.mins.items():
+        if key not in props or value < props[key]:
+            props[key] = value
+    for key, value in m.maxs.items():
+        if key not in props or value > props[key]:
+            props[key] = value
+
+
+def _fold_identity(props: dict[str, Any], m: NodeUpsert) -> None:
+    # project = the least project of the defining events, else of the mentions: a rule that
+    # does not depend on arrival order (a run mentioned from two projects before it started).
+    placeholder = props["placeholder"]
+    if (m.defining and placeholder) or (
+        m.defining == (not placeholder) and m.project < props["project"]
+    ):
+        props["project"] = m.project
+    if m.defining:
+        props["placeholder"] = False
+
+
+def to_stored(value: Any) -> Any:
+    """How Neo4j hands a value back: arrays as lists."""
+    return list(value) if isinstance(value, tuple) else value

@@ -1,0 +1,127 @@
+"""Graph mutations: what the pure projection emits and what the writers apply.
+
+Every mutation is a join in a semilattice (merge by id, min, max, last-writer-wins by a
+version string), so applying the same mutations in any order, any number of times, gives the
+same graph. That is what makes the fold order-insensitive and replays idempotent.
+
+Versions are strings compared lexicographically: ``<occurred_at>|<event_id>`` with a
+fixed-width UTC timestamp, so string order is (time, event_id) order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from provgraph.schemas.graph import Label, Rel
+
+Primitive = str | int | float | bool
+Value = Primitive | tuple[str, ...] | tuple[float, ...]
+"""A Neo4j property value: a primitive or an array of primitives (never a map)."""
+
+
+class ProjectionError(Exception):
+    """Root of the projection's errors: the event cannot be turned into mutations."""
+
+
+@dataclass(frozen=True)
+class Versioned:
+    """A property value with the version that wrote it (last-writer-wins)."""
+
+    version: str
+    value: Value
+
+
+@dataclass(frozen=True)
+class NodeUpsert:
+    """Merge a node by id; fold its properties.
+
+    `defining` is True when the event is the node's own (run.started for a run): it clears
+    `placeholder` and sets `project`. A reference from another event only creates a placeholder.
+    """
+
+    id: str
+    label: Label
+    project: str
+    defining: bool
+    first_seen: str
+    last_seen: str
+    lww: Mapping[str, Versioned] = field(default_factory=dict)
+    mins: Mapping[str, str] = field(default_factory=dict)
+    maxs: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EdgeUpsert:
+    """Merge a relationship between two nodes; `key` props identify it, `props` are LWW."""
+
+    src: str
+    src_label: Label
+    rel: Rel
+    dst: str
+    dst_label: Label
+    key: Mapping[str, str] = field(default_factory=dict)
+    version: str = ""
+    props: Mapping[str, Primitive] = field(default_factory=dict)
+
+    @property
+    def identity(self) -> tuple[str, str, str, tuple[tuple[str, str], ...]]:
+        """What tells two relationships apart: ends, type and key properties."""
+        return (self.src, self.rel.value, self.dst, tuple(sorted(self.key.items())))
+
+
+@dataclass(frozen=True)
+class Target:
+    """One end of a replaced relationship set, with the relationship's properties."""
+
+    id: str
+    props: Mapping[str, Primitive] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EdgeSetReplace:
+    """Replace the whole set of `rel` relationships leaving `src` (LWW by version).
+
+    Used where an event restates a set (deployment.updated's `serves`): older sets vanish.
+    """
+
+    src: str
+    src_label: Label
+    rel: Rel
+    dst_label: Label
+    version: str
+    targets: tuple[Target, ...]
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    """The applied event itself: its id (idempotency) and every node it touched (history)."""
+
+    event_id: str
+    event_type: str
+    occurred_at: str
+    project: str
+    subject: str
+    actor: str
+    touched: frozenset[str]
+
+
+Mutation = NodeUpsert | EdgeUpsert | EdgeSetReplace
+
+
+@dataclass(frozen=True)
+class EventMutations:
+    """Everything one event does to the graph."""
+
+    record: EventRecord
+    mutations: tuple[Mutation, ...]
+
+
+def replaced_version_key(rel: Rel) -> str:
+    """The node property holding the version of the current `rel` set (EdgeSetReplace)."""
+    return f"_v_edges.{rel.value}"
+
+
+def version_key(prop: str) -> str:
+    """The node property holding the version of an LWW property."""
+    return f"_v_{prop}"

@@ -1,0 +1,31 @@
+"""Verify: fold the whole log in memory and compare it with Neo4j; the graph hash."""
+
+from __future__ import annotations
+
+from neo4j import Driver
+
+from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.projection.canonical import CanonicalGraph, diff
+from provgraph.ingest.projection.memory import MemoryGraph
+from provgraph.ingest.replay import fold_log
+from provgraph.ingest.settings import IngestSettings
+
+
+def expected_graph(settings: IngestSettings, project: str | None = None) -> CanonicalGraph:
+    """The graph the log implies, folded in memory by the same pure projection."""
+    graph = MemoryGraph()
+    for change in fold_log(settings):
+        graph.apply(change)
+    return graph.canonical(project)
+
+
+def verify(settings: IngestSettings, driver: Driver, project: str | None = None) -> list[str]:
+    """Differences between the log's fold and Neo4j; empty when they agree."""
+    expected = expected_graph(settings, project)
+    actual = read_graph(driver, project, settings.neo4j_database)
+    return diff(expected, actual)
+
+
+def graph_hash(driver: Driver, project: str | None = None, database: str = "neo4j") -> str:
+    """A canonical sha256 of the Neo4j graph (nodes, relationships, properties)."""
+    return read_graph(driver, project, database).digest()

@@ -1,0 +1,170 @@
+"""The Neo4j writer: a whole batch of event mutations and its offsets in one transaction.
+
+Mutations are grouped by kind (node label, relationship type and end labels) and combined
+per key, then sent as one `UNWIND` per kind: nodes first, then relationships between bound
+nodes, then the applied-event records and the offsets.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import Driver, ManagedTransaction
+
+from provgraph.ingest import cypher
+from provgraph.ingest.projection.memory import event_props
+from provgraph.ingest.projection.merge import combine_edges, combine_nodes, combine_sets
+from provgraph.ingest.projection.mutations import (
+    EdgeSetReplace,
+    EdgeUpsert,
+    EventMutations,
+    NodeUpsert,
+)
+
+CHUNK_ROWS = 2000
+"""Rows per UNWIND statement: large enough to amortise round trips, small enough for memory."""
+
+
+@dataclass(frozen=True)
+class PartitionOffset:
+    """The last offset of a (topic, partition) that a batch covers."""
+
+    topic: str
+    partition: int
+    offset: int
+
+
+class _Batch:
+    """A batch's mutations combined per key, ready to become UNWIND rows."""
+
+    def __init__(self, changes: Iterable[EventMutations]) -> None:
+        self.nodes: dict[str, NodeUpsert] = {}
+        self.edges: dict[tuple[Any, ...], EdgeUpsert] = {}
+        self.sets: dict[tuple[str, str], EdgeSetReplace] = {}
+        self.events: list[EventMutations] = []
+        for change in changes:
+            self.events.append(change)
+            for m in change.mutations:
+                self._add(m)
+
+    def _add(self, m: NodeUpsert | EdgeUpsert | EdgeSetReplace) -> None:
+        if isinstance(m, NodeUpsert):
+            old = self.nodes.get(m.id)
+            self.nodes[m.id] = m if old is None else combine_nodes(old, m)
+        elif isinstance(m, EdgeUpsert):
+            edge = self.edges.get(m.identity)
+            self.edges[m.identity] = m if edge is None else combine_edges(edge, m)
+        else:
+            key = (m.src, m.rel.value)
+            replaced = self.sets.get(key)
+            self.sets[key] = m if replaced is None else combine_sets(replaced, m)
+
+    def statements(self) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        """(query, rows) pairs in dependency order."""
+        yield from _grouped(self.nodes.values(), lambda m: cypher.node_upsert(m.label), _node_row)
+        yield from _grouped(self.edges.values(), _edge_query, _edge_row)
+        yield from _grouped(self.sets.values(), _set_query, _set_row)
+        yield cypher.EVENTS, [_event_row(c) for c in self.events]
+
+
+def _grouped(items: Iterable[Any], query: Any, row: Any) -> Iterator[tuple[str, list[Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in items:
+        groups[query(item)].append(row(item))
+    yield from groups.items()
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _node_row(m: NodeUpsert) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "project": m.project,
+        "defining": m.defining,
+        "first_seen": m.first_seen,
+        "last_seen": m.last_seen,
+        "lww": {k: {"v": i.version, "value": _plain(i.value)} for k, i in m.lww.items()},
+        "mins": dict(m.mins),
+        "maxs": dict(m.maxs),
+    }
+
+
+def _edge_query(m: EdgeUpsert) -> str:
+    return cypher.edge_upsert(m.rel, m.src_label, m.dst_label, tuple(sorted(m.key)))
+
+
+def _edge_row(m: EdgeUpsert) -> dict[str, Any]:
+    return {"src": m.src, "dst": m.dst, "key": dict(m.key), "v": m.version, "props": dict(m.props)}
+
+
+def _set_query(m: EdgeSetReplace) -> str:
+    return cypher.edge_set_replace(m.rel, m.src_label, m.dst_label)
+
+
+def _set_row(m: EdgeSetReplace) -> dict[str, Any]:
+    targets = [{"id": t.id, "props": dict(t.props)} for t in m.targets]
+    return {"src": m.src, "v": m.version, "targets": targets}
+
+
+def _event_row(change: EventMutations) -> dict[str, Any]:
+    return {"props": event_props(change.record), "touched": sorted(change.record.touched)}
+
+
+def _chunks(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    for start in range(0, len(rows), CHUNK_ROWS):
+        yield rows[start : start + CHUNK_ROWS]
+
+
+class GraphWriter:
+    """Applies batches of event mutations to Neo4j, exactly once per event_id."""
+
+    def __init__(self, driver: Driver, database: str = "neo4j") -> None:
+        self.driver = driver
+        self.database = database
+
+    def write(
+        self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
+    ) -> int:
+        """Apply `changes` and store `offsets` in one transaction; return events applied."""
+        with self.driver.session(database=self.database) as session:
+            applied: int = session.execute_write(self._write_tx, list(changes), list(offsets))
+        return applied
+
+    @staticmethod
+    def _write_tx(
+        tx: ManagedTransaction, changes: list[EventMutations], offsets: list[PartitionOffset]
+    ) -> int:
+        fresh = _fresh(tx, changes)
+        for query, rows in _Batch(fresh).statements():
+            for chunk in _chunks(rows):
+                tx.run(query, rows=chunk).consume()
+        if offsets:
+            rows = [
+                {"topic": o.topic, "partition": o.partition, "offset": o.offset} for o in offsets
+            ]
+            tx.run(cypher.OFFSETS, rows=rows).consume()
+        return len(fresh)
+
+    def read_offsets(self, topic: str) -> dict[int, int]:
+        """The last applied offset per partition of `topic`."""
+        records, _, _ = self.driver.execute_query(
+            cypher.READ_OFFSETS, topic=topic, database_=self.database
+        )
+        return {int(r["partition"]): int(r["offset"]) for r in records}
+
+
+def _fresh(tx: ManagedTransaction, changes: list[EventMutations]) -> list[EventMutations]:
+    """The changes whose event_id is neither applied already nor repeated in this batch."""
+    ids = sorted({c.record.event_id for c in changes})
+    seen: set[str] = set(tx.run(cypher.APPLIED_IDS, ids=ids).single(strict=True)["ids"])
+    fresh = []
+    for change in changes:
+        if change.record.event_id not in seen:
+            seen.add(change.record.event_id)
+            fresh.append(change)
+    return fresh

@@ -102,9 +102,12 @@ def _print_urls(infra: Any, settings: Any) -> None:
         f"password in {infra.env_file}"
     )
     print(f"  Neo4j Browser       http://{infra.host}:{infra.neo4j_http_port}/browser/")
-    for name, url in (("ingest", infra.ingest_url), ("query", infra.query_url)):
-        up = _answers(f"{url}/healthz")
-        print(f"  {name:<19} {url}   {'(running)' if up else '(not running)'}")
+    from provgraph.infra.apps import Apps
+
+    for spec, pid, healthy in Apps(infra).status():
+        where = f"http://{infra.host}:{spec.port}" if spec.port else "(a consumer, no port)"
+        state = "running" if healthy else ("starting" if pid else "not running")
+        print(f"  {spec.name + ' service':<19} {where}   ({state})")
 
 
 def _print_example(settings: Any, wait_s: float) -> None:

@@ -136,10 +136,23 @@ def unique_name(request: pytest.FixtureRequest) -> str:
 @pytest.fixture()
 def kafka_topic(kafka_bootstrap: str, unique_name: str) -> Iterator[str]:
     """A fresh topic with 3 partitions, deleted after the test."""
+    import time
+
     from kafka.admin import KafkaAdminClient, NewTopic
+    from kafka.errors import KafkaError, TopicAlreadyExistsError
 
     admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
-    admin.create_topics([NewTopic(unique_name, num_partitions=3, replication_factor=1)])
+    for attempt in range(5):
+        # The admin client may see the broker as "not ready" for a moment after connecting.
+        try:
+            admin.create_topics([NewTopic(unique_name, num_partitions=3, replication_factor=1)])
+            break
+        except TopicAlreadyExistsError:
+            break
+        except KafkaError:
+            if attempt == 4:
+                raise
+            time.sleep(0.5 * (attempt + 1))
     try:
         yield unique_name
     finally:

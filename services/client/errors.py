@@ -1,0 +1,35 @@
+"""Errors of the emitter SDK: one root, `ClientError`, with specific subclasses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from provgraph.schemas import Event
+
+
+class ClientError(Exception):
+    """Root of every error raised by `provgraph.client`."""
+
+
+class ConfigError(ClientError, ValueError):
+    """The emitter is configured inconsistently (no transport, unknown transport name, ...)."""
+
+
+class TransportError(ClientError):
+    """The transport could not deliver a batch: it may be partly delivered, resend it whole.
+
+    Raised for conditions a later retry can fix: the broker or the ingest service is down,
+    a timeout, a 5xx, a 408 or a 429.
+    """
+
+
+class RejectedError(TransportError):
+    """The receiver refused `events` for good (bad request, too large, not authorised).
+
+    Every other event of the batch was delivered. Resending the rejected events unchanged
+    gives the same answer, so the emitter moves them to the spool's ``rejected`` file.
+    """
+
+    def __init__(self, message: str, events: Sequence[Event]) -> None:
+        super().__init__(message)
+        self.events: list[Event] = list(events)

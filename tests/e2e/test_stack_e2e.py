@@ -83,3 +83,39 @@ def test_demo_story_through_http_ingest_becomes_lineage(
         f"dataset:{project}/web-corpus@v1",
         f"dataset:{project}/web-corpus@v2",
     ]
+
+
+def test_sdk_run_over_http_ingest_becomes_lineage(
+    apps: Apps, neo4j_driver: Driver, project: str, tmp_path: Path
+) -> None:
+    from provgraph.client import Emitter, HttpTransport
+
+    dataset = f"dataset:{project}/corpus@v1"
+    transport = HttpTransport(apps.settings.ingest_url)
+    with Emitter(transport, project=project, spool_dir=tmp_path / "spool") as emitter:
+        with emitter.run(experiment=None, params={"lr": 0.001}, inputs=[(dataset, "train")]) as run:
+            run.log_metrics(1, loss=2.5)
+            ckpt = run.checkpoint(10, "s3://bucket/ckpt/10/", checksum="sha256:" + "0" * 64)
+            version = run.register_model("tiny", "0.1.0", checkpoint=ckpt)
+            run.conclusion = "smoke run finished"
+        assert emitter.flush(30)
+    query = (
+        "MATCH (mv:ModelVersion {id: $mv})-[:GENERATED_BY]->(r:Run)-[u:USED]->(dv:DatasetVersion) "
+        "MATCH (mv)-[:EXPORTED_FROM]->(c:Checkpoint)-[:GENERATED_BY]->(r) "
+        "RETURN r.id AS run, r.status AS status, u.role AS role, dv.id AS dataset, c.id AS ckpt"
+    )
+    rows: list[dict[str, object]] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (rows and rows[0]["status"] == "completed"):
+        records, _, _ = neo4j_driver.execute_query(query, {"mv": version})
+        rows = [record.data() for record in records]
+        time.sleep(0.5)
+    assert rows == [
+        {
+            "run": run.subject,
+            "status": "completed",
+            "role": "train",
+            "dataset": dataset,
+            "ckpt": ckpt,
+        }
+    ]

@@ -45,6 +45,8 @@ UNWIND $rows AS row
 MATCH (a:{src} {{id: row.src}})
 MATCH (b:{dst} {{id: row.dst}})
 MERGE (a)-[r:{rel}{key}]->(b)
+SET r.first_seen_at = CASE WHEN r.first_seen_at IS NULL OR row.first_seen < r.first_seen_at
+                           THEN row.first_seen ELSE r.first_seen_at END
 FOREACH (_ IN CASE WHEN row.v <> '' AND coalesce(r._v, '') < row.v THEN [1] ELSE [] END |
     SET r += row.props, r._v = row.v)
 """
@@ -64,7 +66,7 @@ WITH a, row
 UNWIND row.targets AS t
 MATCH (b:{dst} {{id: t.id}})
 MERGE (a)-[r:{rel}]->(b)
-SET r += t.props
+SET r += t.props, r.first_seen_at = split(row.v, '|')[0]
 """
 
 APPLIED_IDS = f"""

@@ -99,7 +99,14 @@ def _edge_query(m: EdgeUpsert) -> str:
 
 
 def _edge_row(m: EdgeUpsert) -> dict[str, Any]:
-    return {"src": m.src, "dst": m.dst, "key": dict(m.key), "v": m.version, "props": dict(m.props)}
+    return {
+        "src": m.src,
+        "dst": m.dst,
+        "key": dict(m.key),
+        "v": m.version,
+        "props": dict(m.props),
+        "first_seen": m.first_seen,
+    }
 
 
 def _set_query(m: EdgeSetReplace) -> str:

@@ -33,6 +33,7 @@ def project_event(event: Event) -> EventMutations:
         subject=event.subject,
         actor=event.actor,
         touched=touched,
+        producer=event.producer,
     )
     return EventMutations(record, mutations)
 

@@ -126,6 +126,7 @@ class Ctx:
             key=dict(key or {}),
             version=self.version if clean else "",
             props=clean,
+            first_seen=self.time,
         )
 
     def edge_set(self, src: str, rel: Rel, dst_label: Label, targets: Iterable[Target]) -> Mutation:

@@ -59,6 +59,8 @@ class MemoryGraph:
 
     def _apply_edge(self, m: EdgeUpsert) -> None:
         props = self.edges.setdefault(m.identity, dict(m.key))
+        if m.first_seen and m.first_seen < props.get("first_seen_at", "~"):
+            props["first_seen_at"] = m.first_seen
         if m.props and props.get("_v", "") < m.version:
             props.update({k: to_stored(v) for k, v in m.props.items()}, _v=m.version)
 
@@ -80,7 +82,8 @@ class MemoryGraph:
                 graph.add_edge(src, rel, dst, props)
         for (src, rel), m in self.edge_sets.items():
             for target in m.targets if src in scope else ():
-                graph.add_edge(src, rel, target.id, dict(target.props))
+                first_seen = m.version.split("|", 1)[0]  # a restated set is new from then on
+                graph.add_edge(src, rel, target.id, {**target.props, "first_seen_at": first_seen})
         for record in self.events.values():
             if project in (None, record.project):
                 self._add_event(graph, record)
@@ -104,4 +107,5 @@ def event_props(record: EventRecord) -> dict[str, Any]:
         "project": record.project,
         "subject": record.subject,
         "actor": record.actor,
+        "producer": record.producer,
     }

@@ -7,6 +7,7 @@ appears once per UNWIND and no row of a query depends on another row's write.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from provgraph.ingest.projection.mutations import (
@@ -53,8 +54,12 @@ def combine_nodes(a: NodeUpsert, b: NodeUpsert) -> NodeUpsert:
 
 
 def combine_edges(a: EdgeUpsert, b: EdgeUpsert) -> EdgeUpsert:
-    """The later-versioned of two upserts of the same relationship."""
-    return b if b.version > a.version else a
+    """The later-versioned of two upserts of the same relationship, first seen at the earlier."""
+    later = b if b.version > a.version else a
+    first_seen = (
+        min(x for x in (a.first_seen, b.first_seen) if x) if a.first_seen or b.first_seen else ""
+    )
+    return replace(later, first_seen=first_seen)
 
 
 def combine_sets(a: EdgeSetReplace, b: EdgeSetReplace) -> EdgeSetReplace:

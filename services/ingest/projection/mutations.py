@@ -63,6 +63,7 @@ class EdgeUpsert:
     key: Mapping[str, str] = field(default_factory=dict)
     version: str = ""
     props: Mapping[str, Primitive] = field(default_factory=dict)
+    first_seen: str = ""  # earliest event time that stated it: `asOf` reads this
 
     @property
     def identity(self) -> tuple[str, str, str, tuple[tuple[str, str], ...]]:
@@ -104,6 +105,7 @@ class EventRecord:
     subject: str
     actor: str
     touched: frozenset[str]
+    producer: str = ""
 
 
 Mutation = NodeUpsert | EdgeUpsert | EdgeSetReplace

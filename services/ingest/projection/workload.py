@@ -78,7 +78,8 @@ class Workload:
         """The whole workload, in generation order."""
         versions = [self._dataset(f"ds{d}") for d in range(datasets)]
         for r in range(runs):
-            self._run(f"run{r}", self.rng.sample(versions, k=min(2, len(versions))))
+            # Run ids are global (run:<id>), so they carry the project to keep workloads apart.
+            self._run(f"{self.project}-run{r}", self.rng.sample(versions, k=min(2, len(versions))))
         return self.events
 
     def _dataset(self, name: str) -> str:

@@ -176,4 +176,20 @@ def test_an_older_serves_set_does_not_replace_a_newer_one() -> None:
     newer = ev(DeploymentUpdated, update, 5, 2)
     for order in ((created(1), newer), (newer, created(1))):
         lines = [e for e in fold(*order).canonical().edges if "SERVES" in e]
-        assert lines == [f'deployment:p/d -[SERVES {{"traffic_share":1.0}}]-> {MV2}']
+        assert lines == [
+            'deployment:p/d -[SERVES {"first_seen_at":"2024-05-01T00:05:00.000000Z",'
+            f'"traffic_share":1.0}}]-> {MV2}'
+        ]
+
+
+def test_an_edge_is_first_seen_at_its_earliest_statement_in_any_order() -> None:
+    def started(n: int, minute: int) -> Event:
+        payload = RunStartedPayload(
+            run_id="r1", inputs=(RunInput(dataset_version=DV, role="train"),)
+        )
+        return ev(RunStarted, payload, minute, n)
+
+    for order in ((started(1, 3), started(2, 9)), (started(2, 9), started(1, 3))):
+        graph = fold(*order)
+        used = [props for key, props in graph.edges.items() if key[1] == "USED"]
+        assert [props["first_seen_at"] for props in used] == ["2024-05-01T00:03:00.000000Z"]

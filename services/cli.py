@@ -16,6 +16,7 @@ _AREAS = (
     "provgraph.infra.apps_cli",
     "provgraph.demo",
     "provgraph.ingest.cli",
+    "provgraph.query.cli",
 )
 
 

@@ -1,0 +1,1 @@
+"""The GraphQL layer: a thin strawberry schema over the read model."""

@@ -1,0 +1,127 @@
+"""The reader's pure parts: cursors, conversion, argument checks and the query builders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from provgraph.query.cypher import reads, traversal
+from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.model import Direction, Scope
+from provgraph.query.reader_convert import (
+    bounded,
+    decode_cursor,
+    edge_view,
+    encode_cursor,
+    label_of,
+    node_view,
+    rel_of,
+    scope_params,
+    uri_variants,
+)
+from provgraph.schemas.graph import Label, Rel
+
+
+class _Node(dict[str, Any]):
+    """Stands in for a driver Node: a mapping with labels."""
+
+    def __init__(self, labels: set[str], props: dict[str, Any]) -> None:
+        super().__init__(props)
+        self.labels = frozenset(labels)
+
+
+def test_cursor_round_trip_and_opaque() -> None:
+    cursor = encode_cursor("2026-01-05T09:00:00.000000Z", "run:a/b")
+    assert "run" not in cursor and "=" not in cursor
+    assert decode_cursor(cursor) == ("2026-01-05T09:00:00.000000Z", "run:a/b")
+    assert decode_cursor(None) == (None, None)
+
+
+@pytest.mark.parametrize("bad", ["!!!", "e30", encode_cursor("a", "b")[:-3], "WzEsMl0"])
+def test_malformed_cursors_are_invalid_arguments(bad: str) -> None:
+    with pytest.raises(InvalidArgumentError):
+        decode_cursor(bad)
+
+
+def test_node_view_lifts_bookkeeping_and_hides_stamps() -> None:
+    node = _Node(
+        {"Entity", "Run"},
+        {
+            "id": "run:x",
+            "project": "p",
+            "first_seen_at": "t1",
+            "last_event_at": "t2",
+            "placeholder": False,
+            "status": "completed",
+            "_v_status": "t2|e",
+            "_v": "x",
+        },
+    )
+    view = node_view(node)
+    assert (view.id, view.type, view.project, view.deleted_at) == ("run:x", "Run", "p", None)
+    assert dict(view.props) == {"status": "completed"}
+
+
+def test_edge_view_drops_version_stamp() -> None:
+    edge = edge_view({"src": "a", "dst": "b", "type": "USED", "props": {"role": "t", "_v": "x"}})
+    assert (edge.src, edge.dst, edge.type, dict(edge.props)) == ("a", "b", "USED", {"role": "t"})
+
+
+def test_scope_params() -> None:
+    assert scope_params(Scope.everything()) == {"all": True, "projects": [], "as_of": None}
+    assert scope_params(Scope(frozenset({"b", "a"})), "t") == {
+        "all": False,
+        "projects": ["a", "b"],
+        "as_of": "t",
+    }
+
+
+def test_argument_checks() -> None:
+    assert label_of("ModelVersion") is Label.MODEL_VERSION
+    assert rel_of("USED") is Rel.USED
+    assert bounded("depth", 20, 20) == 20
+    for call in (
+        lambda: label_of("Entity"),
+        lambda: label_of("AppliedEvent"),
+        lambda: rel_of("TOUCHED"),
+        lambda: bounded("depth", 21, 20),
+        lambda: bounded("depth", 0, 20),
+        lambda: bounded("depth", True, 20),
+    ):
+        with pytest.raises(InvalidArgumentError):
+            call()
+
+
+def test_uri_variants() -> None:
+    assert set(uri_variants("s3://a/b/")) == {"s3://a/b/", "s3://a/b"}
+    assert set(uri_variants("s3://a/b")) == {"s3://a/b", "s3://a/b/"}
+
+
+def test_traversal_builders_only_take_a_positive_int_depth() -> None:
+    assert "{1,3}" in traversal.lineage(Direction.UPSTREAM, 3)
+    for bad in (0, -1, "3) MATCH (x", 2.5):
+        with pytest.raises(ValueError):
+            traversal.lineage(Direction.UPSTREAM, bad)  # type: ignore[arg-type]
+
+
+def _all_queries() -> list[str]:
+    built = [
+        reads.NODES,
+        reads.SEARCH,
+        reads.HISTORY,
+        reads.ARTIFACT,
+        reads.neighbours(Rel.USED, ("-", "->")),
+        reads.find(Label.MODEL_VERSION),
+        reads.list_nodes(Label.RUN),
+        traversal.impact(20),
+        traversal.paths(20),
+    ]
+    return built + [traversal.lineage(d, 5) for d in Direction]
+
+
+def test_every_query_applies_the_scope_and_never_walks_bookkeeping() -> None:
+    for query in _all_queries():
+        assert "($all OR" in query and ".project IN $projects)" in query
+    for query in [traversal.lineage(d, 5) for d in Direction] + [traversal.impact(5)]:
+        assert "TOUCHED" not in query and "AppliedEvent" not in query

@@ -9,6 +9,7 @@ past the offset stored in Neo4j, so Kafka commits are only a progress hint for m
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import Any
 from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
-from neo4j import Driver, GraphDatabase
+from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     DatabaseUnavailable,
@@ -64,6 +65,58 @@ class Hooks:
     """Test seams: called at the moments where a crash matters most."""
 
     after_neo4j_commit: Callable[[], None] = lambda: None
+    # After every statement of a batch ran, before the transaction commits.
+    inside_neo4j_tx: Callable[[], None] = lambda: None
+
+    @classmethod
+    def from_env(cls) -> Hooks:
+        """Fault injection for tests of the real process (no effect unless set).
+
+        `PROVGRAPH_PROJECTOR_PAUSE_AT=<hook>:<n>` (hook: `after_neo4j_commit` or
+        `inside_neo4j_tx`) makes the n-th call of that hook create the file named by
+        `PROVGRAPH_PROJECTOR_PAUSE_MARKER` and then sleep, so that a test can SIGKILL the
+        process at exactly that moment.
+        """
+        spec = os.environ.get("PROVGRAPH_PROJECTOR_PAUSE_AT", "")
+        if not spec:
+            return cls()
+        name, _, count = spec.partition(":")
+        if name not in ("after_neo4j_commit", "inside_neo4j_tx"):
+            raise ValueError(f"PROVGRAPH_PROJECTOR_PAUSE_AT: unknown hook {name!r}")
+        marker = os.environ.get("PROVGRAPH_PROJECTOR_PAUSE_MARKER", "")
+        return cls(**{name: _pause_on_call(int(count or 1), marker)})
+
+
+def _pause_on_call(n: int, marker: str) -> Callable[[], None]:
+    calls = 0
+
+    def pause() -> None:
+        nonlocal calls
+        calls += 1
+        if calls == n:
+            if marker:
+                with open(marker, "w") as file:
+                    file.write(str(os.getpid()))
+            log.warning("fault injection: paused at call %d, waiting to be killed", n)
+            while True:  # only SIGKILL ends this; the point is to die right here
+                time.sleep(60)
+
+    return pause
+
+
+class _HookedWriter(GraphWriter):
+    """The writer with the `inside_neo4j_tx` seam just before the commit."""
+
+    def __init__(self, driver: Driver, database: str, inside_tx: Callable[[], None]) -> None:
+        super().__init__(driver, database)
+        self._inside_tx = inside_tx
+
+    def _write_tx(  # type: ignore[override]
+        self, tx: ManagedTransaction, changes: list[EventMutations], offsets: list[PartitionOffset]
+    ) -> int:
+        applied = GraphWriter._write_tx(tx, changes, offsets)
+        self._inside_tx()
+        return applied
 
 
 @dataclass
@@ -125,8 +178,10 @@ class Projector:
         self.driver = driver or GraphDatabase.driver(
             settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password)
         )
-        self.writer = GraphWriter(self.driver, settings.neo4j_database)
-        self.hooks = hooks or Hooks()
+        self.hooks = hooks or Hooks.from_env()
+        self.writer = _HookedWriter(
+            self.driver, settings.neo4j_database, lambda: self.hooks.inside_neo4j_tx()
+        )
         self.stop = stop or threading.Event()
         self.stats = Stats()
         self.consumer = KafkaConsumer(
@@ -135,6 +190,8 @@ class Projector:
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             max_poll_records=settings.projector_max_batch,
+            session_timeout_ms=settings.projector_session_timeout_ms,
+            heartbeat_interval_ms=max(1000, settings.projector_session_timeout_ms // 4),
         )
         self.consumer.subscribe([self.topic], listener=_SeekFromNeo4j(self))
         self.dead_letters = DeadLetters(settings)

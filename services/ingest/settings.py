@@ -37,6 +37,9 @@ class IngestSettings(BaseSettings):
     projector_group: str = "provgraph-projector"
     projector_max_batch: int = 5000
     projector_poll_timeout_ms: int = 500
+    # A crashed projector's partitions move to the others after this long (Kafka's default,
+    # 45 s, would stall the group that long after every crash).
+    projector_session_timeout_ms: int = 10_000
     # Retries while Neo4j is unavailable: exponential from the first delay, capped.
     projector_backoff_initial_s: float = 0.5
     projector_backoff_max_s: float = 10.0

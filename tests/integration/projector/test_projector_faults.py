@@ -1,0 +1,340 @@
+"""Fault tests of the real `provgraph projector` process against real Kafka and Neo4j.
+
+Each test crashes or starves a projector subprocess at a chosen moment and then checks the
+exactly-once effect the design promises: after recovery the graph equals the in-memory fold
+of the log, no event is applied twice, nothing is lost, nothing is dead-lettered.
+
+Crash points are reached with the projector's fault-injection hook
+(`PROVGRAPH_PROJECTOR_PAUSE_AT`, see `Hooks.from_env`): the process writes a marker file and
+sleeps at the chosen point, and the test SIGKILLs it there, so the kill lands exactly in the
+window that matters instead of somewhere a timer happens to hit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient
+from neo4j import Driver, GraphDatabase
+
+from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.projection.memory import MemoryGraph
+from provgraph.ingest.projection.workload import Workload
+from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.topics import ensure_topics
+from provgraph.ingest.verify import verify
+from provgraph.ingest.writer import GraphWriter
+from provgraph.schemas import Event
+
+# Small batches, so a few hundred events make a dozen batches and a crash lands mid-stream.
+MAX_BATCH = 25
+# A short backoff cap: recovery after an outage is then seen within ~2 s, not up to 10 s.
+BACKOFF_MAX_S = 2.0
+
+
+def _events(project: str, seed: int) -> tuple[list[Event], list[Event]]:
+    """A workload of ~250 events and the log that carries it, with producer-retry duplicates."""
+    events = Workload(project, seed).build(runs=30, datasets=4)
+    return events, [*events, *events[:10]]
+
+
+def _send(producer: KafkaProducer, topic: str, events: list[Event]) -> None:
+    for event in events:
+        producer.send(topic, key=event.kafka_key(), value=event.to_json_bytes())
+    producer.flush(timeout=30)
+
+
+def _produce(bootstrap: str, topic: str, events: list[Event]) -> None:
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    try:
+        _send(producer, topic, events)
+    finally:
+        producer.close()
+
+
+class ProjectorProcess:
+    """`python -m provgraph.cli projector` as a child process, its output in a log file."""
+
+    def __init__(self, settings: IngestSettings, log_path: Path) -> None:
+        self.settings = settings
+        self.log_path = log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def _env(self, extra: dict[str, str]) -> dict[str, str]:
+        s = self.settings
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_PROJECTOR_")}
+        env.update(
+            PROVGRAPH_KAFKA_BOOTSTRAP=s.kafka_bootstrap,
+            PROVGRAPH_NEO4J_URI=s.neo4j_uri,
+            PROVGRAPH_NEO4J_USER=s.neo4j_user,
+            PROVGRAPH_NEO4J_PASSWORD=s.neo4j_password,
+            PROVGRAPH_EVENTS_TOPIC=s.events_topic,
+            PROVGRAPH_DEAD_LETTER_TOPIC=s.dead_letter_topic,
+            PROVGRAPH_TOPIC_PARTITIONS=str(s.topic_partitions),
+            PROVGRAPH_PROJECTOR_GROUP=s.projector_group,
+            PROVGRAPH_PROJECTOR_MAX_BATCH=str(MAX_BATCH),
+            PROVGRAPH_PROJECTOR_POLL_TIMEOUT_MS="200",
+            PROVGRAPH_PROJECTOR_BACKOFF_INITIAL_S="0.2",
+            PROVGRAPH_PROJECTOR_BACKOFF_MAX_S=str(BACKOFF_MAX_S),
+        )
+        env.update(extra)
+        return env
+
+    def start(self, *args: str, **extra_env: str) -> None:
+        argv = [sys.executable, "-m", "provgraph.cli", "projector", "--topic"]
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [*argv, self.settings.events_topic, *args],
+                env=self._env(extra_env),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def wait_exit(self, timeout_s: float) -> int:
+        assert self.proc is not None
+        return self.proc.wait(timeout=timeout_s)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL (no cleanup, no group leave), and reap the child."""
+        if self.alive():
+            assert self.proc is not None
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+@pytest.fixture()
+def projector_process(tmp_path: Path) -> Iterator[Callable[[IngestSettings], ProjectorProcess]]:
+    """Builds projector processes that are always killed at the end of the test."""
+    made: list[ProjectorProcess] = []
+
+    def make(settings: IngestSettings) -> ProjectorProcess:
+        made.append(ProjectorProcess(settings, tmp_path / f"projector-{len(made)}.log"))
+        return made[-1]
+
+    yield make
+    for process in made:
+        process.kill()
+
+
+def _wait(condition: Callable[[], bool], timeout_s: float, what: str, log: str = "") -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s}s waiting for {what}\n{log}")
+        time.sleep(0.2)
+
+
+def _applied_records(driver: Driver, topic: str) -> int:
+    """How many log records Neo4j says it has applied (stored offsets + 1, summed)."""
+    return sum(o + 1 for o in GraphWriter(driver).read_offsets(topic).values())
+
+
+def _applied_event_count(driver: Driver, project: str) -> int:
+    records, _, _ = driver.execute_query(
+        "MATCH (e:AppliedEvent {project: $p}) RETURN count(e) AS n", p=project
+    )
+    return int(records[0]["n"])
+
+
+def _kafka_committed(settings: IngestSettings) -> dict[int, int]:
+    admin = KafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    try:
+        group = settings.projector_group
+        found = admin.list_group_offsets(group)[group]
+    finally:
+        admin.close()
+    return {tp.partition: meta.offset for tp, meta in found.items()}
+
+
+def _dead_letter_count(settings: IngestSettings) -> int:
+    consumer = KafkaConsumer(bootstrap_servers=settings.kafka_bootstrap)
+    try:
+        parts = consumer.partitions_for_topic(settings.dead_letter_topic) or set()
+        tps = [TopicPartition(settings.dead_letter_topic, p) for p in parts]
+        return sum(consumer.end_offsets(tps).values())
+    finally:
+        consumer.close()
+
+
+def _assert_converged(
+    settings: IngestSettings, driver: Driver, project: str, events: list[Event], log_len: int
+) -> None:
+    """Graph == fold of the log == fold of what was produced; each event once; no DLQ."""
+    assert verify(settings, driver, project) == []
+    assert read_graph(driver, project) == MemoryGraph().fold(events).canonical(project)
+    assert _applied_event_count(driver, project) == len({e.event_id for e in events})
+    assert _applied_records(driver, settings.events_topic) == log_len
+    assert _dead_letter_count(settings) == 0
+
+
+def _records_read(output: str) -> int:
+    found = re.findall(r"projector: Stats\(batches=\d+, records=(\d+)", output)
+    assert found, output
+    return int(found[-1])
+
+
+def _crash_and_restart(
+    settings: IngestSettings,
+    driver: Driver,
+    project: str,
+    make: Callable[[IngestSettings], ProjectorProcess],
+    tmp_path: Path,
+    pause_at: str,
+    seed: int,
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Kill a projector at `pause_at`, restart it until idle; return offsets at the kill.
+
+    Returns (Neo4j offsets, Kafka committed offsets), both as "next offset to read".
+    """
+    events, log = _events(project, seed)
+    _produce(settings.kafka_bootstrap, settings.events_topic, log)
+    marker = tmp_path / "paused"
+    first = make(settings)
+    first.start(PROVGRAPH_PROJECTOR_PAUSE_AT=pause_at, PROVGRAPH_PROJECTOR_PAUSE_MARKER=str(marker))
+    _wait(marker.exists, 45, f"the projector to pause at {pause_at}", first.output())
+    first.kill()
+    in_neo4j = {
+        p: o + 1 for p, o in GraphWriter(driver).read_offsets(settings.events_topic).items()
+    }
+    in_kafka = _kafka_committed(settings)
+
+    # The killed member stays in the group until its session times out (kafka-python's
+    # default session.timeout.ms, 45 s), and the restart's first rebalance waits for that:
+    # most of this test's time is spent here. The timeouts leave room for it.
+    second = make(settings)
+    second.start("--until-idle", "--timeout", "70")
+    assert second.wait_exit(timeout_s=75) == 0, second.output()
+    # The restart read exactly what Neo4j had not applied: it sought from Neo4j's offsets.
+    assert _records_read(second.output()) == len(log) - sum(in_neo4j.values())
+    _assert_converged(settings, driver, project, events, len(log))
+    return in_neo4j, in_kafka
+
+
+def test_kill_after_the_neo4j_commit_before_the_kafka_commit(
+    settings: IngestSettings,
+    neo4j_driver: Driver,
+    project: str,
+    projector_process: Callable[[IngestSettings], ProjectorProcess],
+    tmp_path: Path,
+) -> None:
+    in_neo4j, in_kafka = _crash_and_restart(
+        settings, neo4j_driver, project, projector_process, tmp_path, "after_neo4j_commit:3", 13
+    )
+    # The kill landed in the window: Neo4j holds the third batch, Kafka's commit does not.
+    assert sum(in_neo4j.values()) > sum(in_kafka.values()), (in_neo4j, in_kafka)
+
+
+def test_kill_inside_the_neo4j_transaction(
+    settings: IngestSettings,
+    neo4j_driver: Driver,
+    project: str,
+    projector_process: Callable[[IngestSettings], ProjectorProcess],
+    tmp_path: Path,
+) -> None:
+    in_neo4j, in_kafka = _crash_and_restart(
+        settings, neo4j_driver, project, projector_process, tmp_path, "inside_neo4j_tx:3", 17
+    )
+    # The open transaction was rolled back: Neo4j and Kafka both stop after batch two.
+    assert in_neo4j == in_kafka
+    assert sum(in_neo4j.values()) > 0
+
+
+def test_neo4j_down_for_20s_mid_stream_loses_nothing_and_dead_letters_nothing(
+    settings: IngestSettings,
+    project: str,
+    private_neo4j: Any,
+    projector_process: Callable[[IngestSettings], ProjectorProcess],
+) -> None:
+    endpoint = private_neo4j.neo4j
+    settings = settings.model_copy(
+        update={
+            "neo4j_uri": endpoint.uri,
+            "neo4j_user": endpoint.user,
+            "neo4j_password": endpoint.password,
+        }
+    )
+    events, log = _events(project, seed=31)
+    half = len(log) // 2
+    with GraphDatabase.driver(endpoint.uri, auth=(endpoint.user, endpoint.password)) as driver:
+        _produce(settings.kafka_bootstrap, settings.events_topic, log[:half])
+        projector = projector_process(settings)
+        projector.start()
+        topic = settings.events_topic
+        _wait(lambda: _applied_records(driver, topic) == half, 30, "first half", projector.output())
+
+        down_at = time.monotonic()
+        private_neo4j.stop()
+        # Produced while Neo4j is down: the projector polls these and must hold them, retrying.
+        _produce(settings.kafka_bootstrap, topic, log[half:])
+        # ~10 s down plus the restart's own ~10 s: Neo4j is unreachable for about 20 s.
+        time.sleep(max(0.0, 10 - (time.monotonic() - down_at)))
+        private_neo4j.start()
+
+        _wait(
+            lambda: _applied_records(driver, topic) == len(log), 30, "recovery", projector.output()
+        )
+        assert projector.alive(), projector.output()
+        # The outage was seen and retried: by the driver's own transaction retries (up to
+        # 30 s) first, then by the projector's backoff loop once those give up.
+        retried = ("Transaction failed and will be retried", "Neo4j unavailable")
+        assert any(line in projector.output() for line in retried), projector.output()
+        _assert_converged(settings, driver, project, events, len(log))
+
+
+def test_kafka_restart_mid_stream_loses_nothing_and_dead_letters_nothing(
+    neo4j_driver: Driver,
+    neo4j_endpoint: Any,
+    project: str,
+    unique_name: str,
+    private_kafka: Any,
+    projector_process: Callable[[IngestSettings], ProjectorProcess],
+) -> None:
+    settings = IngestSettings(
+        kafka_bootstrap=private_kafka.bootstrap,
+        events_topic=unique_name,
+        dead_letter_topic=f"{unique_name}.dlq",
+        topic_partitions=3,
+        neo4j_uri=neo4j_endpoint.uri,
+        neo4j_user=neo4j_endpoint.user,
+        neo4j_password=neo4j_endpoint.password,
+        projector_group=f"{unique_name}-group",
+    )
+    ensure_topics(settings)
+    events, log = _events(project, seed=47)
+    half = len(log) // 2
+    topic = settings.events_topic
+    # One producer across the restart, as a real emitter would be: it must reconnect.
+    producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all", retries=10)
+    projector = projector_process(settings)
+    try:
+        _send(producer, topic, log[:half])
+        projector.start()
+        done = lambda: _applied_records(neo4j_driver, topic) == half  # noqa: E731
+        _wait(done, 30, "first half", projector.output())
+
+        private_kafka.stop()
+        private_kafka.start()
+        _send(producer, topic, log[half:])
+
+        done = lambda: _applied_records(neo4j_driver, topic) == len(log)  # noqa: E731
+        _wait(done, 45, "recovery", projector.output())
+        assert projector.alive(), projector.output()
+        _assert_converged(settings, neo4j_driver, project, events, len(log))
+    finally:
+        producer.close(timeout=5)
+        neo4j_driver.execute_query("MATCH (o:ProjectorOffset {topic: $t}) DELETE o", t=topic)

@@ -1,0 +1,53 @@
+"""The per-request context: the read model, the recipes, the caller's scope and fresh loaders."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import strawberry
+from starlette.requests import Request
+from strawberry.fastapi import BaseContext
+
+from provgraph.query.graphql.loaders import Loaders
+from provgraph.query.model import Scope
+from provgraph.query.ports import ReadModel
+from provgraph.query.settings import QuerySettings
+
+T = TypeVar("T")
+
+
+def scope_for(request: Request | None) -> Scope:
+    """The projects the caller may read: the one place GraphQL decides it.
+
+    Every project until permissions exist; then this reads the caller from the request.
+    """
+    del request
+    return Scope.everything()
+
+
+class GraphContext(BaseContext):
+    """What every resolver sees. Built once per request, so DataLoader caches never leak
+    between callers (or across scopes)."""
+
+    def __init__(
+        self,
+        settings: QuerySettings,
+        reader: ReadModel,
+        recipes: Any,
+        scope: Scope,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.reader = reader
+        self.recipes = recipes
+        self.scope = scope
+        self.loaders = Loaders(reader, scope)
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a blocking read-model call off the event loop, so requests stay concurrent."""
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+Info = strawberry.Info[GraphContext, None]

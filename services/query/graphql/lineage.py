@@ -1,0 +1,96 @@
+"""Traversal answers: lineage, paths, impact, history and pages of nodes."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import strawberry
+from strawberry.scalars import JSON
+
+from provgraph.query import model
+from provgraph.query.graphql.node import Node, to_node
+
+
+@strawberry.type(description="A relationship, from the derived node to its source.")
+class Edge:
+    from_: Annotated[str, strawberry.field(name="from")]
+    to: str
+    type: str
+    properties: JSON
+
+    @classmethod
+    def of(cls, edge: model.EdgeView) -> Edge:
+        return cls(from_=edge.src, to=edge.dst, type=edge.type, properties=JSON(dict(edge.props)))
+
+
+@strawberry.type(description="A bounded breadth-first traversal from `root`.")
+class Lineage:
+    root: Node
+    nodes: list[Node]
+    edges: list[Edge]
+    truncated: bool = strawberry.field(description="True when the depth or node cap was hit.")
+    depths: JSON = strawberry.field(description="{node id: breadth-first depth from the root}")
+
+    @classmethod
+    def of(cls, found: model.Lineage, as_of: str | None) -> Lineage:
+        return cls(
+            root=to_node(found.root, as_of),
+            nodes=[to_node(view, as_of) for view in found.nodes],
+            edges=[Edge.of(edge) for edge in found.edges],
+            truncated=found.truncated,
+            depths=JSON(dict(found.depths)),
+        )
+
+
+@strawberry.type(description="A path: nodes[i] is joined to nodes[i + 1] by edges[i].")
+class GraphPath:
+    nodes: list[Node]
+    edges: list[Edge]
+
+    @classmethod
+    def of(cls, path: model.GraphPath, as_of: str | None = None) -> GraphPath:
+        nodes = [to_node(view, as_of) for view in path.nodes]
+        return cls(nodes=nodes, edges=[Edge.of(edge) for edge in path.edges])
+
+
+@strawberry.type(description="A live model version or deployment downstream, and how.")
+class ImpactItem:
+    node: Node
+    path: GraphPath
+
+    @classmethod
+    def of(cls, item: model.ImpactItem, as_of: str | None) -> ImpactItem:
+        return cls(node=to_node(item.node, as_of), path=GraphPath.of(item.path, as_of))
+
+
+@strawberry.type(description="One event that touched a node.")
+class HistoryEntry:
+    event_id: str
+    event_type: str
+    occurred_at: str
+    producer: str | None
+    actor: str | None
+    subject: str | None
+
+    @classmethod
+    def of(cls, entry: model.HistoryEntry) -> HistoryEntry:
+        return cls(
+            event_id=entry.event_id,
+            event_type=entry.event_type,
+            occurred_at=entry.occurred_at,
+            producer=entry.producer,
+            actor=entry.actor,
+            subject=entry.subject,
+        )
+
+
+@strawberry.type(description="A page of events, newest first.")
+class HistoryPage:
+    items: list[HistoryEntry]
+    next_cursor: str | None = strawberry.field(description="Pass as `after`; null at the end.")
+
+
+@strawberry.type(description="A page of nodes.")
+class NodeConnection:
+    items: list[Node]
+    next_cursor: str | None = strawberry.field(description="Pass as `after`; null at the end.")

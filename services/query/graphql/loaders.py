@@ -1,0 +1,61 @@
+"""Per-request DataLoaders: every neighbour list of a GraphQL answer in one read per relation.
+
+A list of 50 runs asking for `inputs` makes one `ReadModel.neighbours` call, not 50.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+
+from strawberry.dataloader import DataLoader
+
+from provgraph.query.model import Direction, EdgeView, NodeView, Scope
+from provgraph.query.ports import ReadModel
+
+Pair = tuple[EdgeView, NodeView]
+# (relationship type, direction, as_of): one loader each, since a batch shares all three.
+NeighbourKey = tuple[str, Direction, str | None]
+NodeBatch = Callable[[list[str]], Awaitable[Sequence[NodeView | None]]]
+NeighbourBatch = Callable[[list[str]], Awaitable[Sequence[list[Pair]]]]
+
+
+class Loaders:
+    """The DataLoaders of one request, created lazily."""
+
+    def __init__(self, reader: ReadModel, scope: Scope) -> None:
+        self._reader = reader
+        self._scope = scope
+        self._nodes: dict[str | None, DataLoader[str, NodeView | None]] = {}
+        self._neighbours: dict[NeighbourKey, DataLoader[str, list[Pair]]] = {}
+
+    def node(self, as_of: str | None) -> DataLoader[str, NodeView | None]:
+        """Nodes by id (batched into one `ReadModel.nodes` call)."""
+        if as_of not in self._nodes:
+            self._nodes[as_of] = DataLoader(load_fn=self._load_nodes(as_of))
+        return self._nodes[as_of]
+
+    def neighbours(
+        self, rel: str, direction: Direction, as_of: str | None
+    ) -> DataLoader[str, list[Pair]]:
+        """`rel` neighbours by node id (batched into one `ReadModel.neighbours` call)."""
+        key = (rel, direction, as_of)
+        if key not in self._neighbours:
+            self._neighbours[key] = DataLoader(load_fn=self._load_neighbours(key))
+        return self._neighbours[key]
+
+    def _load_nodes(self, as_of: str | None) -> NodeBatch:
+        async def load(ids: list[str]) -> Sequence[NodeView | None]:
+            return await asyncio.to_thread(self._reader.nodes, ids, self._scope, as_of)
+
+        return load
+
+    def _load_neighbours(self, key: NeighbourKey) -> NeighbourBatch:
+        rel, direction, as_of = key
+
+        async def load(ids: list[str]) -> Sequence[list[Pair]]:
+            return await asyncio.to_thread(
+                self._reader.neighbours, ids, rel, direction, self._scope, as_of
+            )
+
+        return load

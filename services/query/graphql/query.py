@@ -1,0 +1,133 @@
+"""Root lookups: by id, by natural key, filtered lists, search, artifacts and history."""
+
+from __future__ import annotations
+
+import strawberry
+
+from provgraph.query.errors import InvalidArgumentError, NotFoundError
+from provgraph.query.graphql.args import NodeType, labels, page_size, stamp
+from provgraph.query.graphql.context import Info
+from provgraph.query.graphql.data import DatasetVersion
+from provgraph.query.graphql.lineage import HistoryEntry, HistoryPage, NodeConnection
+from provgraph.query.graphql.models import ModelVersion
+from provgraph.query.graphql.node import Node, field, to_node
+from provgraph.query.graphql.runs import Experiment
+from provgraph.query.model import NodeView
+from provgraph.schemas.graph import Label
+
+
+def missing(what: str) -> NotFoundError:
+    # Absent and unreadable answer the same, on purpose: existence is not leaked.
+    return NotFoundError(f"Not found: {what}.")
+
+
+@strawberry.input(description="A run parameter and its value (compared as text).")
+class ParamFilter:
+    name: str
+    value: str
+
+
+@strawberry.input(description="Filters of `nodes`; all given ones must hold.")
+class NodeFilter:
+    project: str | None = None
+    experiment: str | None = strawberry.field(default=None, description="An experiment id.")
+    status: str | None = None
+    since: str | None = strawberry.field(default=None, description="first seen at or after")
+    until: str | None = strawberry.field(default=None, description="first seen before")
+    param: ParamFilter | None = None
+
+
+@strawberry.type
+class LookupQuery:
+    @field(description="A node by id; `asOf` answers from what the graph knew then.")
+    async def node(self, info: Info, id: strawberry.ID, as_of: str | None = None) -> Node | None:
+        when = stamp("asOf", as_of)
+        view = await info.context.loaders.node(when).load(str(id))
+        if view is None:
+            raise missing(str(id))
+        return to_node(view, when)
+
+    @field(description="A model version by model name and version.")
+    async def model_version(
+        self, info: Info, name: str, version: str, project: str | None = None
+    ) -> ModelVersion | None:
+        found = await _find(info, Label.MODEL_VERSION, project, name=name, version=version)
+        return ModelVersion(view=found)
+
+    @field(description="A dataset version by dataset name and version label.")
+    async def dataset_version(
+        self, info: Info, name: str, version: str, project: str | None = None
+    ) -> DatasetVersion | None:
+        found = await _find(info, Label.DATASET_VERSION, project, name=name, version=version)
+        return DatasetVersion(view=found)
+
+    @field(description="An experiment by number.")
+    async def experiment(
+        self, info: Info, number: int, project: str | None = None
+    ) -> Experiment | None:
+        return Experiment(view=await _find(info, Label.EXPERIMENT, project, number=number))
+
+    @field(description="Nodes of a type, filtered, oldest first, paginated.")
+    async def nodes(
+        self,
+        info: Info,
+        type: NodeType,
+        filter: NodeFilter | None = None,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> NodeConnection:
+        ctx, f = info.context, filter or NodeFilter()
+        page = await ctx.call(
+            ctx.reader.list_nodes,
+            type.value,
+            ctx.scope,
+            project=f.project,
+            experiment=f.experiment,
+            status=f.status,
+            since=stamp("since", f.since),
+            until=stamp("until", f.until),
+            param=(f.param.name, f.param.value) if f.param else None,
+            first=page_size(first, ctx.settings),
+            after=after,
+        )
+        return NodeConnection(items=[to_node(v) for v in page.items], next_cursor=page.next_cursor)
+
+    @field(description="Case-insensitive search over names and ids.")
+    async def search(
+        self, info: Info, text: str, types: list[NodeType] | None = None, first: int | None = None
+    ) -> list[Node]:
+        ctx = info.context
+        size = page_size(first, ctx.settings)
+        found = await ctx.call(ctx.reader.search, text, ctx.scope, types=labels(types), first=size)
+        return [to_node(v) for v in found]
+
+    @field(description="What a file is: versions stored at `uri` or with `checksum`.")
+    async def artifact(
+        self, info: Info, uri: str | None = None, checksum: str | None = None
+    ) -> list[Node]:
+        if uri is None and checksum is None:
+            raise InvalidArgumentError("Give a uri, a checksum, or both.")
+        ctx = info.context
+        found = await ctx.call(ctx.reader.artifact, ctx.scope, uri=uri, checksum=checksum)
+        return [to_node(v) for v in found]
+
+    @field(description="The events that built a node, newest first.")
+    async def history(
+        self, info: Info, id: strawberry.ID, first: int | None = None, after: str | None = None
+    ) -> HistoryPage | None:
+        ctx = info.context
+        size = page_size(first, ctx.settings)
+        page = await ctx.call(ctx.reader.history, str(id), ctx.scope, first=size, after=after)
+        if page is None:
+            raise missing(str(id))
+        items = [HistoryEntry.of(entry) for entry in page.items]
+        return HistoryPage(items=items, next_cursor=page.next_cursor)
+
+
+async def _find(info: Info, label: str, project: str | None, **key: str | int) -> NodeView:
+    ctx = info.context
+    found = await ctx.call(ctx.reader.find, label, ctx.scope, project=project, **key)
+    if found is None:
+        described = ", ".join(f"{k}={v}" for k, v in key.items())
+        raise missing(f"{label} {described}")
+    return found

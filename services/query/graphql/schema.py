@@ -1,0 +1,82 @@
+"""The GraphQL schema and its FastAPI router."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import strawberry
+from graphql import GraphQLError
+from starlette.requests import Request
+from strawberry.fastapi import GraphQLRouter
+from strawberry.types import ExecutionContext
+
+# Every node type must be imported so that `to_node` knows it and the schema lists it.
+from provgraph.query.graphql import data, models, runs
+from provgraph.query.graphql.context import GraphContext, scope_for
+from provgraph.query.graphql.errors import StructuredErrors, is_expected
+from provgraph.query.graphql.limits import limit_extensions
+from provgraph.query.graphql.node import OtherNode
+from provgraph.query.graphql.query import LookupQuery
+from provgraph.query.graphql.traversals import TraversalQuery
+from provgraph.query.ports import ReadModel
+from provgraph.query.settings import QuerySettings
+
+log = logging.getLogger(__name__)
+
+_TYPES: list[type] = [
+    data.Dataset,
+    data.DatasetVersion,
+    runs.Experiment,
+    runs.Run,
+    runs.Checkpoint,
+    runs.Environment,
+    models.Model,
+    models.ModelVersion,
+    models.Evaluation,
+    models.Deployment,
+    OtherNode,
+]
+
+
+@strawberry.type(description="Provenance queries over the lineage graph.")
+class Query(LookupQuery, TraversalQuery):
+    pass
+
+
+class ProvenanceSchema(strawberry.Schema):
+    """Logs only unexpected errors: a NOT_FOUND is the caller's answer, not an incident."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        unexpected = [error for error in errors if not is_expected(error)]
+        super().process_errors(unexpected, execution_context)
+
+
+def make_schema(settings: QuerySettings) -> strawberry.Schema:
+    """The schema with `settings`' limits; resolvers read everything else from the context."""
+    return ProvenanceSchema(
+        query=Query,
+        types=_TYPES,
+        # Limits first: an oversized query is refused before anything runs.
+        extensions=[*limit_extensions(settings), StructuredErrors],
+    )
+
+
+def make_context(
+    settings: QuerySettings, reader: ReadModel, recipes: Any, request: Request | None = None
+) -> GraphContext:
+    """A fresh per-request context (fresh DataLoaders, the caller's scope)."""
+    return GraphContext(settings, reader, recipes, scope_for(request))
+
+
+def make_router(
+    settings: QuerySettings, reader: ReadModel, recipes: Any
+) -> GraphQLRouter[GraphContext, None]:
+    """The `/graphql` router (GraphiQL for browsers) over `reader` and `recipes`."""
+
+    async def context(request: Request) -> GraphContext:
+        return make_context(settings, reader, recipes, request)
+
+    return GraphQLRouter(make_schema(settings), context_getter=context, graphql_ide="graphiql")

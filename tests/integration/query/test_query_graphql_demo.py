@@ -1,0 +1,107 @@
+"""The GraphQL schema over the real GraphReader and Recipes, on the demo story in Neo4j."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from neo4j import Driver
+
+from provgraph.demo_story import demo_events
+from provgraph.ingest.projection import project_event
+from provgraph.ingest.writer import GraphWriter
+from provgraph.query.graphql import make_context, make_schema
+from provgraph.query.reader import GraphReader
+from provgraph.query.recipes import Recipes
+from provgraph.query.settings import QuerySettings
+
+
+@pytest.fixture()
+def gql(neo4j_driver: Driver, project: str) -> Any:
+    """Runs a query against the demo story projected under this test's project."""
+    GraphWriter(neo4j_driver).write([project_event(e) for e in demo_events(project)])
+    settings = QuerySettings()
+    reader = GraphReader(neo4j_driver, settings=settings)
+    schema = make_schema(settings)
+
+    def run(query: str) -> dict[str, Any]:
+        context = make_context(settings, reader, Recipes(neo4j_driver))
+        result = asyncio.run(schema.execute(query, context_value=context))
+        assert result.errors is None, result.errors
+        assert result.data is not None
+        return result.data
+
+    return run
+
+
+def test_model_version_walks_back_to_data(gql: Any, project: str) -> None:
+    data = gql(
+        f"""{{ modelVersion(name: "chat-1b", version: "1.0.0", project: "{project}") {{
+              id status producedBy {{ name status params code {{ commit }}
+                inputs {{ role datasetVersion {{ name version cleaningRules
+                  derivedFrom {{ transform datasetVersion {{ version }} }} }} }}
+                startedFrom {{ id ... on ModelVersion {{ producedBy {{ name resumedFrom {{ step }}
+                  environment {{ image {{ name tag }} packages }} }} }} }} }}
+              deployments {{ name serves {{ trafficShare }} }}
+              evaluations {{ suite passed metrics }} }} }}"""
+    )
+    mv = data["modelVersion"]
+    assert mv["id"] == f"model:{project}/chat-1b@1.0.0" and mv["status"] == "approved"
+    run = mv["producedBy"]
+    assert run["name"] == "chat-sft" and run["params"] == {
+        "batch_size": 64,
+        "epochs": 3,
+        "lr": 1e-05,
+    }
+    assert run["code"] == {"commit": "9b1d0e2"}
+    (used,) = run["inputs"]
+    assert used["role"] == "train" and used["datasetVersion"]["version"] == "v1-clean"
+    assert [r["name"] for r in used["datasetVersion"]["cleaningRules"]] == [
+        "pii-scrub",
+        "unicode-nfc",
+    ]
+    assert used["datasetVersion"]["derivedFrom"] == [
+        {"transform": "clean", "datasetVersion": {"version": "v1"}}
+    ]
+    base_run = run["startedFrom"]["producedBy"]
+    assert base_run["name"] == "pretrain-1b" and base_run["resumedFrom"] == [{"step": 1000}]
+    assert base_run["environment"]["packages"] == {"numpy": "2.1.3", "torch": "2.5.1"}
+    assert mv["deployments"] == [{"name": "chat-api", "serves": [{"trafficShare": 1.0}]}]
+    assert mv["evaluations"] == [{"suite": "demo-eval", "passed": True, "metrics": {"acc": 0.61}}]
+
+
+def test_lineage_impact_and_history(gql: Any, project: str) -> None:
+    ds = f"dataset:{project}/web-corpus@v2"
+    data = gql(
+        f"""{{ up: lineage(id: "model:{project}/base-1b@1.0.0", depth: 1) {{
+                 nodes {{ id }} truncated }}
+               impact(id: "{ds}") {{ node {{ id type }} path {{ nodes {{ id }} }} }}
+               history(id: "{ds}") {{ items {{ eventType actor }} }} }}"""
+    )
+    up = {n["id"] for n in data["up"]["nodes"]}
+    assert up == {
+        f"run:{project}-demo-pretrain-001",
+        f"checkpoint:{project}-demo-pretrain-001/2000",
+        f"model:{project}/base-1b",
+    }
+    assert data["up"]["truncated"] is False
+    impacted = {item["node"]["id"] for item in data["impact"]}
+    assert impacted == {
+        f"model:{project}/base-1b@1.0.0",
+        f"model:{project}/chat-1b@1.0.0",
+        f"deployment:{project}/chat-api",
+    }
+    for item in data["impact"]:
+        assert item["path"]["nodes"][0]["id"] == ds
+        assert item["path"]["nodes"][-1]["id"] == item["node"]["id"]
+    assert data["history"]["items"] and all(
+        i["actor"] == "user:demo" for i in data["history"]["items"]
+    )
+
+
+def test_reproduce_and_diff_are_json(gql: Any, project: str) -> None:
+    chat, base = f"model:{project}/chat-1b@1.0.0", f"model:{project}/base-1b@1.0.0"
+    data = gql(f'{{ reproduce(id: "{chat}") diff(a: "{base}", b: "{chat}") }}')
+    assert isinstance(data["reproduce"], dict) and data["reproduce"]
+    assert isinstance(data["diff"], dict) and data["diff"]

@@ -6,52 +6,15 @@ The demo story goes in through POST /v1/events and comes out of Neo4j as lineage
 from __future__ import annotations
 
 import json
-import socket
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from neo4j import Driver
 
 from provgraph.demo import EXAMPLE_CYPHER
 from provgraph.demo_story import demo_events
 from provgraph.infra.apps import Apps
-from provgraph.infra.settings import InfraSettings
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture()
-def apps(
-    tmp_path: Path, endpoints: object, unique_name: str, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Apps]:
-    """Ingest and projector as background processes on their own topic and consumer group."""
-    settings = InfraSettings(
-        home=tmp_path / "home", ingest_port=_free_port(), query_port=_free_port()
-    )
-    neo4j = endpoints.neo4j  # type: ignore[attr-defined]
-    settings.env_file.parent.mkdir(parents=True)
-    settings.env_file.write_text(
-        f"PROVGRAPH_KAFKA_BOOTSTRAP={endpoints.kafka_bootstrap}\n"  # type: ignore[attr-defined]
-        f"PROVGRAPH_NEO4J_URI={neo4j.uri}\nPROVGRAPH_NEO4J_USER={neo4j.user}\n"
-        f"PROVGRAPH_NEO4J_PASSWORD={neo4j.password}\n"
-    )
-    monkeypatch.setenv("PROVGRAPH_EVENTS_TOPIC", f"{unique_name}.events")
-    monkeypatch.setenv("PROVGRAPH_DEAD_LETTER_TOPIC", f"{unique_name}.dlq")
-    monkeypatch.setenv("PROVGRAPH_PROJECTOR_GROUP", f"{unique_name}.projector")
-    running = Apps(settings)
-    try:
-        started = running.up()
-        assert {"ingest", "projector"} <= set(started)
-        yield running
-    finally:
-        running.down()
 
 
 def test_demo_story_through_http_ingest_becomes_lineage(

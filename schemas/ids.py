@@ -13,7 +13,7 @@
 | evaluation       | ``evaluation:<uuid>``                          |
 | deployment       | ``deployment:<project>/<name>``                |
 | project          | ``project:<project>``                          |
-| job              | ``job:`` reserved for later use                |
+| job              | ``job:<project>/<name>`` (OpenLineage jobs)    |
 
 The regular expressions below are shared by the parser and the generated JSON Schema, so a
 producer in any language checks ids the same way.
@@ -53,9 +53,11 @@ class IdKind(StrEnum):
     EVALUATION = "evaluation"
     DEPLOYMENT = "deployment"
     PROJECT = "project"
+    JOB = "job"
 
 
-RESERVED_PREFIXES = frozenset({"job"})
+# Prefixes refused outright; ``job:`` is in use only in its ``job:<project>/<name>`` form.
+RESERVED_PREFIXES: frozenset[str] = frozenset()
 
 # kind -> (human-readable template, body regex without the prefix)
 _FORMATS: dict[IdKind, tuple[str, str]] = {
@@ -82,6 +84,10 @@ _FORMATS: dict[IdKind, tuple[str, str]] = {
     IdKind.EVALUATION: ("evaluation:<uuid>", rf"({UUID_RE})"),
     IdKind.DEPLOYMENT: ("deployment:<project>/<name>", rf"({PROJECT_RE})/({NAME_RE})"),
     IdKind.PROJECT: ("project:<project>", rf"({PROJECT_RE})"),
+    IdKind.JOB: (
+        "job:<project>/<name> (every other job: form stays reserved)",
+        rf"({PROJECT_RE})/({NAME_RE})",
+    ),
 }
 
 _PROJECT_SCOPED = frozenset(_FORMATS) - {IdKind.RUN, IdKind.CHECKPOINT, IdKind.EVALUATION}
@@ -219,6 +225,11 @@ def project_id(project: str) -> str:
     return f"project:{_segment('project', PROJECT_RE, project)}"
 
 
+def job_id(project: str, name: str) -> str:
+    """``job:<project>/<name>``: a job (an OpenLineage job, the thing whose runs run)."""
+    return f"job:{_segment('project', PROJECT_RE, project)}/{_segment('name', NAME_RE, name)}"
+
+
 def _expect(*kinds: IdKind) -> AfterValidator:
     def check(value: str) -> str:
         parsed = parse_id(value)
@@ -247,6 +258,7 @@ DatasetId = Annotated[str, _expect(_K.DATASET), _id_schema(_K.DATASET)]
 DatasetVersionId = Annotated[str, _expect(_K.DATASET_VERSION), _id_schema(_K.DATASET_VERSION)]
 RunId = Annotated[str, _expect(_K.RUN), _id_schema(_K.RUN)]
 ExperimentId = Annotated[str, _expect(_K.EXPERIMENT), _id_schema(_K.EXPERIMENT)]
+JobId = Annotated[str, _expect(_K.JOB), _id_schema(_K.JOB)]
 CheckpointId = Annotated[str, _expect(_K.CHECKPOINT), _id_schema(_K.CHECKPOINT)]
 ModelVersionId = Annotated[str, _expect(_K.MODEL_VERSION), _id_schema(_K.MODEL_VERSION)]
 EnvironmentId = Annotated[str, _expect(_K.ENVIRONMENT), _id_schema(_K.ENVIRONMENT)]

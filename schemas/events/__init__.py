@@ -22,6 +22,11 @@ from provgraph.schemas.events.model import (
     ModelVersionRegistered,
     ModelVersionStatusChanged,
 )
+from provgraph.schemas.events.openlineage import (
+    OpenLineageDatasetEvent,
+    OpenLineageJobEvent,
+    OpenLineageRunEvent,
+)
 from provgraph.schemas.events.run import (
     RunAborted,
     RunCompleted,
@@ -54,6 +59,9 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     AccessGranted,
     AccessRevoked,
     EntityDeleted,
+    OpenLineageRunEvent,
+    OpenLineageJobEvent,
+    OpenLineageDatasetEvent,
 )
 """Every event model ever published, historical versions included."""
 
@@ -76,6 +84,9 @@ __all__ = [
     "ModelVersionEvaluated",
     "ModelVersionRegistered",
     "ModelVersionStatusChanged",
+    "OpenLineageDatasetEvent",
+    "OpenLineageJobEvent",
+    "OpenLineageRunEvent",
     "RunAborted",
     "RunCompleted",
     "RunFailed",

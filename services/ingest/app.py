@@ -274,6 +274,9 @@ def create_app(
     app.add_exception_handler(RequestValidationError, _on_request_validation)
     app.include_router(probes_router)
     app.include_router(events_router)
+    from provgraph.ingest.openlineage.routes import openlineage_router  # imports this module
+
+    app.include_router(openlineage_router)
     return app
 
 

@@ -29,10 +29,11 @@ from neo4j.exceptions import (
 )
 
 from provgraph.ingest.deadletter import DeadLetters
+from provgraph.ingest.openlineage.wrap import decode_log_value
 from provgraph.ingest.projection import EventMutations, ProjectionError, project_event
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.writer import GraphWriter, PartitionOffset
-from provgraph.schemas import ContractError, parse_event
+from provgraph.schemas import ContractError
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +145,7 @@ def parse_records(records: list[Any]) -> _Parsed:
         key = (record.topic, record.partition)
         parsed.offsets[key] = max(parsed.offsets.get(key, -1), record.offset)
         try:
-            parsed.changes.append(project_event(parse_event(record.value or b"")))
+            parsed.changes.append(project_event(decode_log_value(record.value or b"")))
         except (ContractError, ProjectionError, ValueError, TypeError) as exc:
             parsed.poison.append((record, exc))
     return parsed

@@ -7,7 +7,13 @@ Neo4j writer, for `verify` and for tests.
 
 from __future__ import annotations
 
-from provgraph.ingest.projection import data, governance, models, runs  # noqa: F401 (register)
+from provgraph.ingest.projection import (  # noqa: F401 (register)
+    data,
+    governance,
+    models,
+    openlineage,
+    runs,
+)
 from provgraph.ingest.projection.base import format_time, project
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,

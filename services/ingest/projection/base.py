@@ -34,6 +34,7 @@ _LABELS: dict[IdKind, Label] = {
     IdKind.EVALUATION: Label.EVALUATION,
     IdKind.DEPLOYMENT: Label.DEPLOYMENT,
     IdKind.PROJECT: Label.PROJECT,
+    IdKind.JOB: Label.JOB,
 }
 
 # How far nested maps are flattened into `prefix.a.b` scalar copies; deeper stays in the JSON.

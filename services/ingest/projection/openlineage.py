@@ -1,0 +1,165 @@
+"""Projection of OpenLineage events: jobs, runs, their inputs and outputs, parent runs.
+
+(Run)-[:PART_OF]->(Job); (Run)-[:USED {role: 'input'}]->(DatasetVersion);
+(DatasetVersion)-[:GENERATED_BY]->(Run); (DatasetVersion)-[:VERSION_OF]->(Dataset);
+(Run)-[:CHILD_OF]->(parent Run)-[:PART_OF]->(parent Job). Every event adds its inputs and
+outputs (a union), and run status only moves forward, so START, RUNNING, COMPLETE, FAIL and
+ABORT converge in any order; COMPLETE alone still yields a completed run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from provgraph.ingest.projection.base import Ctx, projects, status, to_json
+from provgraph.ingest.projection.mutations import Mutation, Value
+from provgraph.ingest.projection.runs import RUN_RANK
+from provgraph.schemas.events.openlineage import (
+    OpenLineageDataset,
+    OpenLineageDatasetEvent,
+    OpenLineageJobEvent,
+    OpenLineageRunEvent,
+    RunState,
+)
+from provgraph.schemas.graph import Rel
+
+# OpenLineage eventType -> provgraph run status (OTHER carries metadata, no state change).
+STATE_STATUS: dict[RunState, str] = {
+    RunState.START: "running",
+    RunState.RUNNING: "running",
+    RunState.COMPLETE: "completed",
+    RunState.FAIL: "failed",
+    RunState.ABORT: "aborted",
+}
+_DOC = {"description": "description"}
+_STARTS = (RunState.START, RunState.RUNNING)
+_ENDS = (RunState.COMPLETE, RunState.FAIL, RunState.ABORT)
+
+
+def _facets(holder: Any) -> Mapping[str, Any]:
+    facets = holder.get("facets") if isinstance(holder, Mapping) else None
+    return facets if isinstance(facets, Mapping) else {}
+
+
+def _kept(facet: Any, name: str, scalars: Mapping[str, str]) -> dict[str, Value | None]:
+    """`<name>_json` (the whole facet) plus the scalar fields named in `scalars`."""
+    if not isinstance(facet, Mapping):
+        return {}
+    out: dict[str, Value | None] = {f"{name}_json": to_json(facet)}
+    for field, prop in scalars.items():
+        value = facet.get(field)
+        if isinstance(value, str | int | float | bool):
+            out[prop] = value
+    return out
+
+
+def dataset_props(dataset: Mapping[str, Any]) -> dict[str, Value | None]:
+    """The kept dataset facets: schema, dataSource, documentation."""
+    facets = _facets(dataset)
+    props = _kept(facets.get("schema"), "schema", {})
+    fields = (facets.get("schema") or {}).get("fields") or []
+    names = tuple(str(f.get("name")) for f in fields if isinstance(f, Mapping))
+    props["schema_fields"] = names or None
+    source = {"name": "datasource_name", "uri": "datasource_uri"}
+    props.update(_kept(facets.get("dataSource"), "datasource", source))
+    props.update(
+        _kept(facets.get("documentation"), "documentation", {"description": "description"})
+    )
+    return props
+
+
+def job_props(job: Mapping[str, Any]) -> dict[str, Value | None]:
+    """Job name, namespace and the kept job facets: documentation, sql."""
+    facets = _facets(job)
+    props: dict[str, Value | None] = {"name": job.get("name"), "ol_namespace": job.get("namespace")}
+    props.update(
+        _kept(facets.get("documentation"), "documentation", {"description": "description"})
+    )
+    props.update(_kept(facets.get("sql"), "sql", {"query": "sql_query"}))
+    return props
+
+
+def run_props(run: Mapping[str, Any]) -> dict[str, Value | None]:
+    """The kept run facets: nominalTime, errorMessage."""
+    facets = _facets(run)
+    nominal = {"nominalStartTime": "nominal_start_time", "nominalEndTime": "nominal_end_time"}
+    error = {"message": "error_message", "programmingLanguage": "error_language"}
+    props = _kept(facets.get("nominalTime"), "nominal_time", nominal)
+    props.update(_kept(facets.get("errorMessage"), "error_message", error))
+    if "error_message_json" in props:
+        props["error_stack_trace"] = facets["errorMessage"].get("stackTrace")
+    return props
+
+
+def _by_key(items: Any) -> dict[tuple[str, str], Mapping[str, Any]]:
+    return {(str(d["namespace"]), str(d["name"])): d for d in items or () if isinstance(d, dict)}
+
+
+def _dataset(
+    ctx: Ctx, ds: OpenLineageDataset, raw: Mapping[str, Any], *, defining: bool
+) -> list[Mutation]:
+    """The Dataset node, and the DatasetVersion node VERSION_OF it when a version is known."""
+    props: dict[str, Value | None] = {
+        "name": ds.dataset.split("/", 1)[1],
+        "ol_namespace": ds.namespace,
+        "ol_name": ds.name,
+        **dataset_props(raw),
+    }
+    out: list[Mutation] = [ctx.node(ds.dataset, defining=defining, props=props)]
+    if ds.version is not None:
+        version = {**props, "version": ds.version.rsplit("@", 1)[1]}
+        mins = {"created_at": ctx.time} if defining else None
+        out.append(ctx.node(ds.version, defining=defining, props=version, mins=mins))
+        out.append(ctx.edge(ds.version, Rel.VERSION_OF, ds.dataset))
+    return out
+
+
+@projects(OpenLineageRunEvent)
+def _run_event(event: OpenLineageRunEvent) -> list[Mutation]:
+    ctx, p, me = Ctx(event), event.payload, event.subject
+    raw: dict[str, Any] = dict(p.event)
+    state = STATE_STATUS.get(p.state) if p.state else None
+    node = ctx.node(
+        me,
+        defining=True,
+        props={"run_key": p.run_id, "ol_producer": event.producer, **run_props(raw["run"])},
+        mins={"started_at": ctx.time if p.state in _STARTS else None},
+        maxs={"ended_at": ctx.time if p.state in _ENDS else None},
+        versioned=status(RUN_RANK[state], state) if state else None,
+    )
+    out: list[Mutation] = [node, ctx.node(p.job, defining=True, props=job_props(raw["job"]))]
+    out.append(ctx.edge(me, Rel.PART_OF, p.job))
+    inputs, outputs = _by_key(raw.get("inputs")), _by_key(raw.get("outputs"))
+    for ds in p.inputs:
+        out += _dataset(ctx, ds, inputs.get((ds.namespace, ds.name), {}), defining=False)
+        if ds.version is not None:
+            out.append(ctx.edge(me, Rel.USED, ds.version, key={"role": "input"}))
+    for ds in p.outputs:
+        out += _dataset(ctx, ds, outputs.get((ds.namespace, ds.name), {}), defining=True)
+        if ds.version is not None:
+            out.append(ctx.edge(ds.version, Rel.GENERATED_BY, me))
+    out += ctx.linked(me, Rel.CHILD_OF, p.parent_run)
+    if p.parent_run is not None and p.parent_job is not None:
+        out += ctx.linked(p.parent_run, Rel.PART_OF, p.parent_job)
+    return out
+
+
+@projects(OpenLineageJobEvent)
+def _job_event(event: OpenLineageJobEvent) -> list[Mutation]:
+    ctx, p = Ctx(event), event.payload
+    raw: dict[str, Any] = dict(p.event)
+    props = {
+        **job_props(raw["job"]),
+        "input_datasets": tuple(d.dataset for d in p.inputs) or None,
+        "output_datasets": tuple(d.dataset for d in p.outputs) or None,
+    }
+    out: list[Mutation] = [ctx.node(p.job, defining=True, props=props)]
+    return out + [ctx.ref(d.dataset) for d in (*p.inputs, *p.outputs)]
+
+
+@projects(OpenLineageDatasetEvent)
+def _dataset_event(event: OpenLineageDatasetEvent) -> list[Mutation]:
+    ctx, p = Ctx(event), event.payload
+    raw: dict[str, Any] = dict(p.event)
+    return _dataset(ctx, p.dataset, raw["dataset"], defining=True)

@@ -44,6 +44,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"demo story loaded: {len(events)} events for project {PROJECT!r} via {how}")
     _print_urls(infra, settings)
     _print_example(settings, args.wait if _projector_runs() else 0.0)
+    _print_graphql_example(infra.query_url)
     return 0
 
 
@@ -135,3 +136,27 @@ def _print_example(settings: Any, wait_s: float) -> None:
             "\nno answer yet: the graph is filled by the projector "
             "(`provgraph services status` shows whether it runs)."
         )
+
+
+GRAPHQL_QUESTION = "web-corpus v1 turned out bad: which models and live deployments depend on it?"
+GRAPHQL_EXAMPLE = '{ impact(id: "dataset:' + PROJECT + '/web-corpus@v1") { node { id type } } }'
+
+
+def _print_graphql_example(query_url: str) -> None:
+    if not _answers(f"{query_url}/healthz"):
+        return
+    body = json.dumps({"query": GRAPHQL_EXAMPLE})
+    print(
+        f"\nexample over GraphQL ({query_url}/graphql, GraphiQL in a browser): {GRAPHQL_QUESTION}\n"
+    )
+    print(f"  curl -s {query_url}/graphql -H 'Content-Type: application/json' \\\n    -d '{body}'")
+    request = urllib.request.Request(
+        f"{query_url}/graphql",
+        data=body.encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer = json.loads(response.read())
+    print("\nanswer:")
+    print(json.dumps(answer, indent=2))

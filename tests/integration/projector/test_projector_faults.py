@@ -338,3 +338,29 @@ def test_kafka_restart_mid_stream_loses_nothing_and_dead_letters_nothing(
     finally:
         producer.close(timeout=5)
         neo4j_driver.execute_query("MATCH (o:ProjectorOffset {topic: $t}) DELETE o", t=topic)
+
+
+def test_two_projector_processes_in_one_group_split_the_work(
+    settings: IngestSettings,
+    neo4j_driver: Driver,
+    project: str,
+    projector_process: Callable[[IngestSettings], ProjectorProcess],
+) -> None:
+    """Scale-out: two OS processes in one consumer group share the partitions of the log and
+    build the same graph one would, each event applied once."""
+    events, log = _events(project, seed=53)
+    first, second = projector_process(settings), projector_process(settings)
+    first.start()
+    second.start()
+    time.sleep(8)  # both join the group before there is anything to read
+    _produce(settings.kafka_bootstrap, settings.events_topic, log)
+    done = lambda: _applied_records(neo4j_driver, settings.events_topic) == len(log)  # noqa: E731
+    _wait(done, 60, "both projectors", first.output() + second.output())
+    for process in (first, second):
+        assert process.proc is not None
+        process.proc.terminate()  # a clean stop prints the records it read
+        assert process.wait_exit(30) == 0
+    read = [_records_read(process.output()) for process in (first, second)]
+    assert all(count > 0 for count in read), read
+    assert sum(read) >= len(log)
+    _assert_converged(settings, neo4j_driver, project, events, len(log))

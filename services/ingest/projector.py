@@ -9,7 +9,6 @@ past the offset stored in Neo4j, so Kafka commits are only a progress hint for m
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from typing import Any
 from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
-from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     DatabaseUnavailable,
@@ -29,10 +28,11 @@ from neo4j.exceptions import (
 )
 
 from provgraph.ingest.deadletter import DeadLetters
+from provgraph.ingest.hooks import HookedWriter, Hooks
 from provgraph.ingest.openlineage.wrap import decode_log_value
 from provgraph.ingest.projection import EventMutations, ProjectionError, project_event
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter, PartitionOffset
+from provgraph.ingest.writer import PartitionOffset
 from provgraph.schemas import ContractError
 
 log = logging.getLogger(__name__)
@@ -59,65 +59,6 @@ def is_unavailable(exc: BaseException) -> bool:
     """True for errors that mean "Neo4j is not there right now": retry, never dead-letter."""
     retryable = getattr(exc, "is_retryable", None)
     return isinstance(exc, _UNAVAILABLE) or bool(retryable and retryable())
-
-
-@dataclass
-class Hooks:
-    """Test seams: called at the moments where a crash matters most."""
-
-    after_neo4j_commit: Callable[[], None] = lambda: None
-    # After every statement of a batch ran, before the transaction commits.
-    inside_neo4j_tx: Callable[[], None] = lambda: None
-
-    @classmethod
-    def from_env(cls) -> Hooks:
-        """Fault injection for tests of the real process (no effect unless set).
-
-        `PROVGRAPH_PROJECTOR_PAUSE_AT=<hook>:<n>` (hook: `after_neo4j_commit` or
-        `inside_neo4j_tx`) makes the n-th call of that hook create the file named by
-        `PROVGRAPH_PROJECTOR_PAUSE_MARKER` and then sleep, so that a test can SIGKILL the
-        process at exactly that moment.
-        """
-        spec = os.environ.get("PROVGRAPH_PROJECTOR_PAUSE_AT", "")
-        if not spec:
-            return cls()
-        name, _, count = spec.partition(":")
-        if name not in ("after_neo4j_commit", "inside_neo4j_tx"):
-            raise ValueError(f"PROVGRAPH_PROJECTOR_PAUSE_AT: unknown hook {name!r}")
-        marker = os.environ.get("PROVGRAPH_PROJECTOR_PAUSE_MARKER", "")
-        return cls(**{name: _pause_on_call(int(count or 1), marker)})
-
-
-def _pause_on_call(n: int, marker: str) -> Callable[[], None]:
-    calls = 0
-
-    def pause() -> None:
-        nonlocal calls
-        calls += 1
-        if calls == n:
-            if marker:
-                with open(marker, "w") as file:
-                    file.write(str(os.getpid()))
-            log.warning("fault injection: paused at call %d, waiting to be killed", n)
-            while True:  # only SIGKILL ends this; the point is to die right here
-                time.sleep(60)
-
-    return pause
-
-
-class _HookedWriter(GraphWriter):
-    """The writer with the `inside_neo4j_tx` seam just before the commit."""
-
-    def __init__(self, driver: Driver, database: str, inside_tx: Callable[[], None]) -> None:
-        super().__init__(driver, database)
-        self._inside_tx = inside_tx
-
-    def _write_tx(  # type: ignore[override]
-        self, tx: ManagedTransaction, changes: list[EventMutations], offsets: list[PartitionOffset]
-    ) -> int:
-        applied = GraphWriter._write_tx(tx, changes, offsets)
-        self._inside_tx()
-        return applied
 
 
 @dataclass
@@ -180,7 +121,7 @@ class Projector:
             settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password)
         )
         self.hooks = hooks or Hooks.from_env()
-        self.writer = _HookedWriter(
+        self.writer = HookedWriter(
             self.driver, settings.neo4j_database, lambda: self.hooks.inside_neo4j_tx()
         )
         self.stop = stop or threading.Event()

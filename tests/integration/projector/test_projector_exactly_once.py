@@ -13,7 +13,8 @@ from neo4j import Driver
 from provgraph.ingest.graphread import read_graph
 from provgraph.ingest.projection.memory import MemoryGraph
 from provgraph.ingest.projection.workload import Workload
-from provgraph.ingest.projector import Hooks, Projector
+from provgraph.ingest.hooks import Hooks
+from provgraph.ingest.projector import Projector
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import Event
 

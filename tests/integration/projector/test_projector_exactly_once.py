@@ -11,9 +11,9 @@ from kafka import KafkaConsumer
 from neo4j import Driver
 
 from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.hooks import Hooks
 from provgraph.ingest.projection.memory import MemoryGraph
 from provgraph.ingest.projection.workload import Workload
-from provgraph.ingest.hooks import Hooks
 from provgraph.ingest.projector import Projector
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import Event

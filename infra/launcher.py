@@ -59,6 +59,7 @@ class Launcher:
             raise
         self.write_env_file()
         self.say(f"connection settings: {self.settings.env_file}  (source it in a shell)")
+        self._bootstrap_admin_token()
 
     def down(self, wipe: bool = False) -> None:
         """Stop exactly the processes this launcher started; delete their data with wipe."""
@@ -68,6 +69,7 @@ class Launcher:
         if wipe:
             shutil.rmtree(self.settings.state_dir, ignore_errors=True)
             self.settings.env_file.unlink(missing_ok=True)
+            self.settings.admin_token_file.unlink(missing_ok=True)
             self.say(f"wiped {self.settings.state_dir}")
 
     def status(self) -> list[ServerStatus]:
@@ -106,6 +108,18 @@ class Launcher:
         with os.fdopen(fd, "w") as handle:
             handle.writelines(f"{key}={value}\n" for key, value in values.items())
         return path
+
+    def _bootstrap_admin_token(self) -> None:
+        """Issue the global admin token once (an event in the log, the text in a 0600 file)."""
+        from provgraph.authz.admin import bootstrap_admin_token
+        from provgraph.ingest.settings import IngestSettings
+
+        path = self.settings.admin_token_file
+        ingest = IngestSettings(kafka_bootstrap=self.settings.kafka_bootstrap)
+        if bootstrap_admin_token(path, ingest) is not None:
+            self.say(f"bootstrap admin token written to {path} (mode 0600); see docs/security.md")
+        else:
+            self.say(f"admin token: {path}")
 
     def _start_if_needed(self, server: LocalServer) -> bool:
         pid = server.process.pid()

@@ -54,6 +54,11 @@ class InfraSettings(BaseSettings):
         return self.home.resolve() / "env"
 
     @property
+    def admin_token_file(self) -> Path:
+        """The bootstrap global admin token (mode 0600), written once by `infra up`."""
+        return self.home.resolve() / "admin-token"
+
+    @property
     def kafka_bootstrap(self) -> str:
         return f"{self.host}:{self.kafka_port}"
 

@@ -36,6 +36,7 @@ from provgraph.schemas.ids import (
     model_id,
     model_version_id,
     parse_id,
+    principal_id,
     project_id,
     run_id,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "model_version_id",
     "parse_event",
     "parse_id",
+    "principal_id",
     "project_id",
     "run_id",
     "to_json_bytes",

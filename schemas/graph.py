@@ -25,6 +25,7 @@ class Label(StrEnum):
     ENVIRONMENT = "Environment"
     JOB = "Job"
     PROJECT = "Project"  # access grants of a project (from access.granted / access.revoked)
+    PRINCIPAL = "Principal"  # a token holder (from token.issued / token.revoked)
 
 
 class Rel(StrEnum):
@@ -74,6 +75,7 @@ def schema_statements() -> list[str]:
     """
     statements = [_unique(label, "id") for label in Label]
     statements += [_index(Label.ENTITY, prop) for prop in ("project", "name", "last_event_at")]
+    statements.append(_index(Label.PRINCIPAL, "token_hash"))  # authentication by hash
     statements.append(_unique(OFFSET_LABEL, "topic", "partition"))
     statements.append(_unique(APPLIED_EVENT_LABEL, "event_id"))
     return statements

@@ -14,6 +14,7 @@
 | deployment       | ``deployment:<project>/<name>``                |
 | project          | ``project:<project>``                          |
 | job              | ``job:<project>/<name>`` (OpenLineage jobs)    |
+| principal        | ``principal:<user|group|service>:<name>`` (a token holder) |
 
 The regular expressions below are shared by the parser and the generated JSON Schema, so a
 producer in any language checks ids the same way.
@@ -37,6 +38,7 @@ RUN_KEY_RE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 STEP_RE = r"(?:0|[1-9][0-9]{0,17})"
 ENV_KEY_RE = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}"
 UUID_RE = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+PRINCIPAL_RE = r"(?:user|group|service):[A-Za-z0-9][A-Za-z0-9._@-]{0,127}"
 
 
 class IdKind(StrEnum):
@@ -54,6 +56,7 @@ class IdKind(StrEnum):
     DEPLOYMENT = "deployment"
     PROJECT = "project"
     JOB = "job"
+    PRINCIPAL = "principal"
 
 
 # Prefixes refused outright; ``job:`` is in use only in its ``job:<project>/<name>`` form.
@@ -88,9 +91,15 @@ _FORMATS: dict[IdKind, tuple[str, str]] = {
         "job:<project>/<name> (every other job: form stays reserved)",
         rf"({PROJECT_RE})/({NAME_RE})",
     ),
+    IdKind.PRINCIPAL: ("principal:<user|group|service>:<name>", rf"({PRINCIPAL_RE})"),
 }
 
-_PROJECT_SCOPED = frozenset(_FORMATS) - {IdKind.RUN, IdKind.CHECKPOINT, IdKind.EVALUATION}
+_PROJECT_SCOPED = frozenset(_FORMATS) - {
+    IdKind.RUN,
+    IdKind.CHECKPOINT,
+    IdKind.EVALUATION,
+    IdKind.PRINCIPAL,
+}
 
 _SEGMENT_RULES = {
     "project": "lowercase letters, digits, '-', '_', 1-64 chars, starting alphanumeric",
@@ -98,6 +107,7 @@ _SEGMENT_RULES = {
     "version": "letters, digits, '.', '_', '-', '+', 1-64 chars, starting alphanumeric",
     "run_id": "a UUID or letters, digits, '.', '_', '-', 1-128 chars, starting alphanumeric",
     "environment key": "an image digest or a name: letters, digits, '.', '_', '-', ':', '+'",
+    "principal": "user:, group: or service: and a name: letters, digits, '.', '_', '@', '-'",
 }
 _RULES = "; ".join(f"{k}: {v}" for k, v in _SEGMENT_RULES.items())
 
@@ -230,6 +240,11 @@ def job_id(project: str, name: str) -> str:
     return f"job:{_segment('project', PROJECT_RE, project)}/{_segment('name', NAME_RE, name)}"
 
 
+def principal_id(principal: str) -> str:
+    """``principal:<user|group|service>:<name>``: a token holder (``principal:user:alice``)."""
+    return f"principal:{_segment('principal', PRINCIPAL_RE, principal)}"
+
+
 def _expect(*kinds: IdKind) -> AfterValidator:
     def check(value: str) -> str:
         parsed = parse_id(value)
@@ -273,6 +288,7 @@ ProjectSlug = Annotated[str, _natural("project", PROJECT_RE), _natural_schema(PR
 Name = Annotated[str, _natural("name", NAME_RE), _natural_schema(NAME_RE)]
 VersionLabel = Annotated[str, _natural("version", VERSION_RE), _natural_schema(VERSION_RE)]
 RunKey = Annotated[str, _natural("run_id", RUN_KEY_RE), _natural_schema(RUN_KEY_RE)]
+PrincipalName = Annotated[str, _natural("principal", PRINCIPAL_RE), _natural_schema(PRINCIPAL_RE)]
 EnvironmentKey = Annotated[
     str, _natural("environment key", ENV_KEY_RE), _natural_schema(ENV_KEY_RE)
 ]

@@ -15,6 +15,7 @@ _AREAS = (
     "provgraph.infra.cli",
     "provgraph.infra.apps_cli",
     "provgraph.demo",
+    "provgraph.authz.cli",
     "provgraph.ingest.cli",
     "provgraph.query.cli",
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import urllib.error
 import urllib.request
@@ -34,18 +35,35 @@ def _run(args: argparse.Namespace) -> int:
 
     infra = InfraSettings()
     settings = IngestSettings()
+    token = _token(infra)
     events = demo_events()
     marker = infra.state_dir / "demo.loaded"
     if marker.exists():
         print(f"demo story already loaded ({len(events)} events, project {PROJECT!r})")
     else:
-        how = _send(events, infra.ingest_url, settings)
+        how = _send(events, infra.ingest_url, settings, token, args.wait)
         marker.write_text(f"{len(events)} events via {how}\n")
         print(f"demo story loaded: {len(events)} events for project {PROJECT!r} via {how}")
     _print_urls(infra, settings)
     _print_example(settings, args.wait if _projector_runs() else 0.0)
-    _print_graphql_example(infra.query_url)
+    _print_graphql_example(infra.query_url, token)
+    if token is not None:
+        print(f"\nthe admin token is in {infra.admin_token_file} (docs/security.md)")
     return 0
+
+
+def _token(infra: Any) -> str | None:
+    """PROVGRAPH_TOKEN, else the bootstrap admin token `provgraph infra up` wrote."""
+    token = os.environ.get("PROVGRAPH_TOKEN", "").strip()
+    path = infra.admin_token_file
+    if not token and path.exists():
+        token = path.read_text().strip()
+    return token or None
+
+
+def _headers(token: str | None) -> dict[str, str]:
+    auth = {"Authorization": f"Bearer {token}"} if token else {}
+    return {"Content-Type": "application/json", **auth}
 
 
 def _projector_runs() -> bool:
@@ -54,21 +72,30 @@ def _projector_runs() -> bool:
     return any(spec.name == "projector" and pid for spec, pid, _ in Apps().status())
 
 
-def _send(events: list[Event], ingest_url: str, settings: Any) -> str:
-    """Through the ingest service when it runs, else straight into the event log topic."""
-    if _answers(f"{ingest_url}/healthz"):
-        body = b"[" + b",".join(event.to_json_bytes() for event in events) + b"]"
+def _send(
+    events: list[Event], ingest_url: str, settings: Any, token: str | None, wait_s: float
+) -> str:
+    """Through the ingest service when it runs, else straight into the event log topic.
+
+    A fresh bootstrap token works once the projector has folded it: 401s are retried.
+    """
+    if not _answers(f"{ingest_url}/healthz"):
+        return _produce(events, settings)
+    body = b"[" + b",".join(event.to_json_bytes() for event in events) + b"]"
+    deadline = time.monotonic() + wait_s
+    while True:
         request = urllib.request.Request(
-            f"{ingest_url}/v1/events",
-            data=body,
-            method="POST",
-            headers={"Content-Type": "application/json"},
+            f"{ingest_url}/v1/events", data=body, method="POST", headers=_headers(token)
         )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            if response.status != 202:
-                raise RuntimeError(f"ingest answered {response.status}: {response.read()!r}")
-        return "POST /v1/events"
-    return _produce(events, settings)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                if response.status != 202:
+                    raise RuntimeError(f"ingest answered {response.status}: {response.read()!r}")
+            return "POST /v1/events"
+        except urllib.error.HTTPError as exc:
+            if exc.code != 401 or time.monotonic() > deadline:
+                raise RuntimeError(f"ingest answered {exc.code}: {exc.read()!r}") from None
+            time.sleep(1.0)
 
 
 def _produce(events: list[Event], settings: Any) -> str:
@@ -142,19 +169,20 @@ GRAPHQL_QUESTION = "web-corpus v1 turned out bad: which models and live deployme
 GRAPHQL_EXAMPLE = '{ impact(id: "dataset:' + PROJECT + '/web-corpus@v1") { node { id type } } }'
 
 
-def _print_graphql_example(query_url: str) -> None:
+def _print_graphql_example(query_url: str, token: str | None) -> None:
     if not _answers(f"{query_url}/healthz"):
         return
     body = json.dumps({"query": GRAPHQL_EXAMPLE})
     print(
         f"\nexample over GraphQL ({query_url}/graphql, GraphiQL in a browser): {GRAPHQL_QUESTION}\n"
     )
-    print(f"  curl -s {query_url}/graphql -H 'Content-Type: application/json' \\\n    -d '{body}'")
+    print(
+        f"  curl -s {query_url}/graphql -H 'Content-Type: application/json' \\\n"
+        f'    -H "Authorization: Bearer $(cat .provgraph/admin-token)" \\\n'
+        f"    -d '{body}'"
+    )
     request = urllib.request.Request(
-        f"{query_url}/graphql",
-        data=body.encode(),
-        method="POST",
-        headers={"Content-Type": "application/json"},
+        f"{query_url}/graphql", data=body.encode(), method="POST", headers=_headers(token)
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         answer = json.loads(response.read())

@@ -273,3 +273,55 @@ def private_neo4j(tmp_path: Path) -> Iterator[PrivateServer]:
         yield server
     finally:
         server.stop()
+
+
+class AccessFixture:
+    """Tokens and grants written into the shared Neo4j as the projector would fold them.
+
+    In-process HTTP tests use it instead of a running projector: the same events, the same
+    pure projection and the same writer, without Kafka.
+    """
+
+    def __init__(self, driver: object) -> None:
+        from provgraph.ingest.writer import GraphWriter
+
+        self.writer = GraphWriter(driver)  # type: ignore[arg-type]
+
+    def token(
+        self,
+        name: str,
+        *,
+        global_roles: tuple[str, ...] = (),
+        grants: dict[str, tuple[str, ...]] | None = None,
+    ) -> str:
+        from provgraph.authz.admin import access_event, token_issued
+        from provgraph.authz.tokens import new_token
+        from provgraph.ingest.projection import project_event
+        from provgraph.schemas.events.governance import AccessRole
+        from provgraph.schemas.events.tokens import GlobalRole
+
+        token = new_token()
+        roles = [GlobalRole(r) for r in global_roles]
+        events: list[object] = [token_issued(name, token, roles, "user:test")]
+        for project, project_roles in (grants or {}).items():
+            events += [
+                access_event(name, project, AccessRole(r), "user:test", grant=True)
+                for r in project_roles
+            ]
+        self.writer.write([project_event(e) for e in events])  # type: ignore[arg-type]
+        return token
+
+    def headers(self, name: str, **kwargs: object) -> dict[str, str]:
+        """`Authorization` header of a fresh token (see `token`)."""
+        return {"Authorization": f"Bearer {self.token(name, **kwargs)}"}  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def access(neo4j_driver: object) -> AccessFixture:
+    return AccessFixture(neo4j_driver)
+
+
+@pytest.fixture(scope="session")
+def admin_headers(access: AccessFixture) -> dict[str, str]:
+    """A global admin's `Authorization` header (in-process HTTP tests)."""
+    return access.headers(f"service:test-admin-{uuid.uuid4().hex[:8]}", global_roles=("admin",))

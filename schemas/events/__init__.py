@@ -34,6 +34,7 @@ from provgraph.schemas.events.run import (
     RunMetricsLogged,
     RunResumed,
 )
+from provgraph.schemas.events.tokens import TokenIssued, TokenRevoked
 
 EVENT_MODELS: tuple[type[Event], ...] = (
     DatasetRegistered,
@@ -59,6 +60,8 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     AccessGranted,
     AccessRevoked,
     EntityDeleted,
+    TokenIssued,
+    TokenRevoked,
     OpenLineageRunEvent,
     OpenLineageJobEvent,
     OpenLineageDatasetEvent,
@@ -93,5 +96,7 @@ __all__ = [
     "RunMetricsLogged",
     "RunResumed",
     "RunStarted",
+    "TokenIssued",
+    "TokenRevoked",
     "upcast_checkpoint_saved_v1",
 ]

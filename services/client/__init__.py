@@ -50,7 +50,7 @@ def make_transport(settings: ClientSettings) -> Transport:
     settings.check()
     if settings.transport == "kafka":
         return KafkaTransport(settings.kafka_bootstrap, topic=settings.events_topic)
-    return HttpTransport(settings.ingest_url)
+    return HttpTransport(settings.ingest_url, token=settings.token)
 
 
 def from_env(
@@ -60,10 +60,12 @@ def from_env(
     actor: str | None = None,
     name: str | None = None,
     spool_dir: str | Path | None = None,
+    token: str | None = None,
     **emitter_options: Any,
 ) -> Emitter:
     """An `Emitter` configured from PROVGRAPH_* variables; arguments given here win.
 
+    `token` (else ``PROVGRAPH_TOKEN``) is the ingest service's API token (http transport).
     `emitter_options` go to `Emitter` (batch_size, linger_s, max_queue, ...).
     """
     settings = ClientSettings.from_env(
@@ -72,6 +74,7 @@ def from_env(
         actor=actor,
         name=name,
         spool_dir=Path(spool_dir) if spool_dir else None,
+        token=token,
     )
     return Emitter(
         make_transport(settings),

@@ -4,6 +4,7 @@
 - ``PROVGRAPH_KAFKA_BOOTSTRAP``: Kafka bootstrap servers
 - ``PROVGRAPH_EVENTS_TOPIC``: the event log topic (default ``provgraph.events``)
 - ``PROVGRAPH_INGEST_URL``: base URL of the ingest service (``http://host:8080``)
+- ``PROVGRAPH_TOKEN``: the API token the http transport sends as ``Authorization: Bearer``
 - ``PROVGRAPH_PROJECT``: project slug of the events
 - ``PROVGRAPH_ACTOR``: who causes the events (default ``user:<login>``)
 - ``PROVGRAPH_EMITTER_NAME``: names the spool directory (default ``default``)
@@ -15,7 +16,7 @@ from __future__ import annotations
 import getpass
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ class ClientSettings:
     kafka_bootstrap: str | None = None
     events_topic: str = DEFAULT_TOPIC
     ingest_url: str | None = None
+    token: str | None = field(default=None, repr=False)
     project: str | None = None
     actor: str | None = None
     name: str = "default"
@@ -64,6 +66,7 @@ class ClientSettings:
             kafka_bootstrap=bootstrap,
             events_topic=env("EVENTS_TOPIC", environ) or DEFAULT_TOPIC,
             ingest_url=env("INGEST_URL", environ),
+            token=env("TOKEN", environ),
             project=env("PROJECT", environ),
             actor=env("ACTOR", environ) or default_actor(),
             name=env("EMITTER_NAME", environ) or "default",

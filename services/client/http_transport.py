@@ -29,6 +29,7 @@ class HttpTransport(Transport):
     A 4xx other than 408 and 429 means the ingest service refused the batch for good
     (`RejectedError`); a 413 on a batch of several events is retried in halves first.
     Connection errors, timeouts, 5xx, 408 and 429 are transient (`TransportError`).
+    `token` (else ``PROVGRAPH_TOKEN``) is sent as ``Authorization: Bearer <token>``.
     """
 
     def __init__(
@@ -37,6 +38,7 @@ class HttpTransport(Transport):
         *,
         timeout_s: float = 10.0,
         headers: dict[str, str] | None = None,
+        token: str | None = None,
     ) -> None:
         ingest_url = ingest_url or env("INGEST_URL")
         if not ingest_url:
@@ -47,6 +49,9 @@ class HttpTransport(Transport):
         self.url = ingest_url.rstrip("/") + EVENTS_PATH
         self.timeout_s = timeout_s
         self.headers = {"Content-Type": "application/json", **(headers or {})}
+        token = token or env("TOKEN")
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
 
     def describe(self) -> str:
         return f"HTTP {self.url}"

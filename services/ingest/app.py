@@ -17,14 +17,14 @@ from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request, Response
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from kafka.errors import KafkaError
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from provgraph import __version__
+from provgraph.authz import AuthError, Principal, PrincipalSource, authorize_events
+from provgraph.authz.web import authenticate
+from provgraph.authz.wiring import build_authenticator
 from provgraph.ingest.errors import (
     BatchValidationError,
     BodyTooLargeError,
@@ -36,6 +36,7 @@ from provgraph.ingest.errors import (
     RequestError,
     TooManyEventsError,
 )
+from provgraph.ingest.handlers import install_error_handlers
 from provgraph.ingest.metrics import IngestMetrics
 from provgraph.ingest.producer import Appended, EventLog, KafkaEventLog, ReadinessCache
 from provgraph.ingest.settings import IngestSettings
@@ -54,6 +55,7 @@ class IngestContext:
     event_log: EventLog | None = None
     readiness: ReadinessCache | None = None
     owns_event_log: bool = True
+    principals: PrincipalSource | None = None  # None: Neo4j, from the settings
 
 
 class AcceptedEvent(BaseModel):
@@ -86,20 +88,23 @@ def get_event_log(context: Annotated[IngestContext, Depends(get_context)]) -> Ev
 
 Context = Annotated[IngestContext, Depends(get_context)]
 EventLogDep = Annotated[EventLog, Depends(get_event_log)]
+Caller = Annotated[Principal, Depends(authenticate)]
 
-# Authentication (tokens) will be a dependency of this router: `APIRouter(dependencies=[...])`.
-events_router = APIRouter(prefix="/v1", tags=["events"])
+# Every route under /v1 needs a valid token; the probes stay open.
+events_router = APIRouter(prefix="/v1", tags=["events"], dependencies=[Depends(authenticate)])
 probes_router = APIRouter(tags=["probes"])
 
 
 @events_router.post("/events", status_code=202, response_model=IngestAccepted)
-async def post_events(request: Request, context: Context, log: EventLogDep) -> IngestAccepted:
+async def post_events(
+    request: Request, context: Context, log: EventLogDep, caller: Caller
+) -> IngestAccepted:
     """Validate one event (a JSON object) or a batch (a JSON array) and append it to the log."""
     try:
         body = await read_body(request, context.settings.max_body_bytes)
         items = parse_items(body)
-        appended = await run_in_threadpool(ingest_items, context, log, items)
-    except IngestError as exc:
+        appended = await run_in_threadpool(ingest_items, context, log, items, caller)
+    except (IngestError, AuthError) as exc:
         context.metrics.record_request(exc.status)
         raise
     context.metrics.record_request(202)
@@ -164,14 +169,21 @@ def parse_items(body: bytes) -> list[Any]:
     return data
 
 
-def ingest_items(context: IngestContext, log: EventLog, items: list[Any]) -> list[Appended]:
-    """Validate every item; append the batch only when all are valid (blocking: a thread)."""
+def ingest_items(
+    context: IngestContext, log: EventLog, items: list[Any], caller: Principal
+) -> list[Appended]:
+    """Validate and authorise every item; append the batch only when all pass (blocking)."""
     # A string item would be read as JSON text by the contract: wrap it so it stays a string.
     wire = [item if isinstance(item, dict) else json.dumps(item) for item in items]
     events, errors = validate_batch(wire)
     if errors:
         context.metrics.record_rejected(BatchValidationError.code, len(items))
         raise BatchValidationError.of(len(items), errors)
+    try:
+        authorize_events(caller, events)
+    except AuthError as exc:
+        context.metrics.record_rejected(exc.code, len(events))
+        raise
     started = time.perf_counter()
     try:
         appended = log.append(events)
@@ -215,25 +227,6 @@ def _kind(value: object) -> str:
     return names.get(type(value), "null")
 
 
-async def _on_ingest_error(_request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, IngestError)
-    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers())
-
-
-async def _on_http_error(_request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, StarletteHTTPException)
-    code = "not_found" if exc.status_code == 404 else f"http_{exc.status_code}"
-    body = {"error": {"code": code, "message": str(exc.detail), "details": {}}}
-    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
-
-
-async def _on_request_validation(_request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, RequestValidationError)
-    details = {"errors": json.loads(json.dumps(exc.errors(), default=str))}
-    body = {"error": {"code": "invalid_request", "message": "invalid request", "details": details}}
-    return JSONResponse(body, status_code=422)
-
-
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     context = app.state.ingest
@@ -242,9 +235,14 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         context.event_log = await run_in_threadpool(_connect, context.settings)
     log = context.event_log
     context.readiness = ReadinessCache(log.check_reachable, context.settings.ready_cache_s)
+    authenticator, close_auth = build_authenticator(
+        context.settings, "ingest", source=context.principals
+    )
+    app.state.authenticator = authenticator
     try:
         yield
     finally:
+        await run_in_threadpool(close_auth)
         if context.owns_event_log:
             await run_in_threadpool(log.close)
 
@@ -260,18 +258,24 @@ def _connect(settings: IngestSettings) -> EventLog:
 
 
 def create_app(
-    settings: IngestSettings | None = None, *, event_log: EventLog | None = None
+    settings: IngestSettings | None = None,
+    *,
+    event_log: EventLog | None = None,
+    principals: PrincipalSource | None = None,
 ) -> FastAPI:
     """The ingest app. Given an `event_log`, it uses that one and neither creates topics nor
-    connects to Kafka itself (the caller owns and closes it)."""
+    connects to Kafka itself (the caller owns and closes it). Given `principals`, tokens are
+    looked up there instead of in Neo4j."""
     settings = settings if settings is not None else IngestSettings()
     app = FastAPI(title="provgraph ingest", version=__version__, lifespan=_lifespan)
     app.state.ingest = IngestContext(
-        settings, IngestMetrics(), event_log=event_log, owns_event_log=event_log is None
+        settings,
+        IngestMetrics(),
+        event_log=event_log,
+        owns_event_log=event_log is None,
+        principals=principals,
     )
-    app.add_exception_handler(IngestError, _on_ingest_error)
-    app.add_exception_handler(StarletteHTTPException, _on_http_error)
-    app.add_exception_handler(RequestValidationError, _on_request_validation)
+    install_error_handlers(app)
     app.include_router(probes_router)
     app.include_router(events_router)
     from provgraph.ingest.openlineage.routes import openlineage_router  # imports this module

@@ -34,6 +34,11 @@ class IngestSettings(BaseSettings):
     retry_after_s: int = 5
     ready_cache_s: float = 2.0
 
+    # Authentication: on unless explicitly disabled (development only; logged at every start).
+    auth_disabled: bool = False
+    # How long an answer about a token (its principal and grants) may be reused.
+    auth_cache_s: float = 1.0
+
     projector_group: str = "provgraph-projector"
     projector_max_batch: int = 5000
     projector_poll_timeout_ms: int = 500

@@ -14,10 +14,10 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 import neo4j
-from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from neo4j.exceptions import DriverError, Neo4jError
@@ -26,6 +26,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from provgraph import __version__
+from provgraph.authz import AuthError, ForbiddenError, Principal
+from provgraph.authz.web import authenticate, on_auth_error
+from provgraph.authz.wiring import build_authenticator
 from provgraph.query import rest
 from provgraph.query.cypher_guard import CypherGuard
 from provgraph.query.deps import (
@@ -46,8 +49,9 @@ logger = logging.getLogger(__name__)
 READY_TIMEOUT_S = 2.0
 
 probes_router = APIRouter(tags=["probes"])
-# The permissions issue restricts this router to a global auditor role (docs/cypher.md).
-cypher_router = APIRouter(prefix="/v1", tags=["cypher"])
+# Arbitrary Cypher cannot be filtered per project: global auditors (and admins) only.
+cypher_router = APIRouter(prefix="/v1", tags=["cypher"], dependencies=[Depends(authenticate)])
+Caller = Annotated[Principal, Depends(authenticate)]
 
 
 class CypherRequest(BaseModel):
@@ -58,8 +62,16 @@ class CypherRequest(BaseModel):
 
 
 @cypher_router.post("/cypher")
-def post_cypher(body: CypherRequest, guard: GuardDep, context: Context) -> dict[str, Any]:
+def post_cypher(
+    body: CypherRequest, guard: GuardDep, context: Context, caller: Caller
+) -> dict[str, Any]:
     """Run `query` if it is read-only: {columns, rows, truncated, row_count}."""
+    if not caller.may_use_cypher:
+        raise ForbiddenError(
+            "the Cypher endpoint needs the global auditor role: arbitrary Cypher cannot be "
+            "filtered per project; use GraphQL or /api/v1/lineage",
+            right="global auditor",
+        )
     try:
         return guard.run(body.query, body.parameters).to_dict()
     except ForbiddenQueryError:
@@ -157,9 +169,12 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     assert isinstance(context, QueryContext)
     driver = context.driver if context.driver is not None else _connect(context.settings)
     _start(context, driver)
+    authenticator, close_auth = build_authenticator(context.settings, "query", driver=driver)
+    app.state.authenticator = authenticator
     try:
         yield
     finally:
+        close_auth()
         if context.readiness is not None:
             context.readiness.close()
         if context.owns_driver:
@@ -191,7 +206,15 @@ def _mount_graphql(app: FastAPI, context: QueryContext) -> None:
     recipes = _LateBound(lambda: context.recipes)
     router = make_router(context.settings, reader, recipes)
     has_path = any(str(getattr(r, "path", "")).startswith("/graphql") for r in router.routes)
-    app.include_router(router, prefix="" if has_path else "/graphql")
+    auth = [Depends(_authenticate_graphql)]
+    app.include_router(router, prefix="" if has_path else "/graphql", dependencies=auth)
+
+
+async def _authenticate_graphql(request: Request) -> None:
+    """Every GraphQL request needs a token; the GraphiQL page itself (no query) does not."""
+    if request.method == "GET" and "query" not in request.query_params:
+        return
+    await authenticate(request)
 
 
 def create_app(
@@ -204,6 +227,7 @@ def create_app(
     app.state.query = context
     app.add_middleware(MetricsMiddleware, metrics=context.metrics)
     app.add_exception_handler(QueryError, _on_query_error)
+    app.add_exception_handler(AuthError, on_auth_error)
     app.add_exception_handler(Neo4jError, _on_neo4j_error)
     app.add_exception_handler(DriverError, _on_neo4j_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)

@@ -13,9 +13,11 @@ from typing import Annotated, Any
 import neo4j
 from fastapi import Depends, Request
 
+from provgraph.authz.web import principal_of
 from provgraph.query.cypher_guard import CypherGuard
 from provgraph.query.errors import UnavailableError
 from provgraph.query.metrics import QueryMetrics
+from provgraph.query.model import Scope
 from provgraph.query.ports import ReadModel
 from provgraph.query.settings import QuerySettings
 
@@ -124,6 +126,18 @@ def get_readiness(context: Context) -> Readiness:
     if context.readiness is None:
         raise UnavailableError("the query service is starting")
     return context.readiness
+
+
+def scope_for(request: Request | None) -> Scope:
+    """The projects the caller may read: the one place the query service decides it.
+
+    Over HTTP, the caller is the principal `authenticate` stored on the request (401 without
+    one). Without a request (in-process callers: the CLI, tests), every project.
+    """
+    if request is None:
+        return Scope.everything()
+    readable = principal_of(request).readable_projects()
+    return Scope.everything() if readable is None else Scope(readable)
 
 
 SettingsDep = Annotated[QuerySettings, Depends(get_settings)]

@@ -23,7 +23,8 @@ class Direction(StrEnum):
 
 @dataclass(frozen=True)
 class Scope:
-    """The projects a caller may read. `None` means every project (no permissions yet).
+    """The projects a caller may read. `None` means every project (global admins and auditors,
+    and in-process callers such as the CLI, which reads Neo4j with its own credentials).
 
     Every read path takes one and applies it in one place (the read model's Cypher), so that
     isolation is a filter that already exists, not a retrofit.

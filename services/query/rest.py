@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query, Request
 
-from provgraph.query.deps import ReaderDep, SettingsDep
+from provgraph.authz.web import authenticate
+from provgraph.query.deps import ReaderDep, SettingsDep, scope_for
 from provgraph.query.errors import InvalidArgumentError, NotFoundError
-from provgraph.query.model import Direction, EdgeView, Lineage, NodeView, Scope
+from provgraph.query.model import Direction, EdgeView, Lineage, NodeView
 
 MARQUEZ_TYPES = {
     "Dataset": "DATASET",
@@ -37,11 +38,12 @@ MARQUEZ_TYPES = {
     "Environment": "ENVIRONMENT",
 }
 
-router = APIRouter(prefix="/api/v1", tags=["marquez"])
+router = APIRouter(prefix="/api/v1", tags=["marquez"], dependencies=[Depends(authenticate)])
 
 
 @router.get("/lineage")
 def get_lineage(
+    request: Request,
     reader: ReaderDep,
     settings: SettingsDep,
     node_id: Annotated[str, Query(alias="nodeId", min_length=1)],
@@ -57,7 +59,7 @@ def get_lineage(
         )
     lineage = reader.lineage(
         node_id,
-        Scope.everything(),  # the permissions issue narrows this to the caller's projects
+        scope_for(request),
         direction=Direction.BOTH,
         depth=depth,
         limit=settings.lineage_default_limit,

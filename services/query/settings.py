@@ -18,6 +18,11 @@ class QuerySettings(BaseSettings):
     query_host: str = "127.0.0.1"
     query_port: int = 8081
 
+    # Authentication: on unless explicitly disabled (development only; logged at every start).
+    auth_disabled: bool = False
+    # How long an answer about a token (its principal and grants) may be reused.
+    auth_cache_s: float = 1.0
+
     # Traversals: always bounded.
     lineage_default_depth: int = 5
     lineage_max_depth: int = 20

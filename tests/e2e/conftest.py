@@ -1,10 +1,12 @@
 """The stack as `make up` runs it: ingest, projector and query as real background processes
-on their own topic and consumer group, against the session's real Kafka and Neo4j."""
+on their own topic and consumer group, against the session's real Kafka and Neo4j.
+
+Authentication is on, as in production: each stack gets its bootstrap admin token the way
+`provgraph infra up` makes one (an event in the stack's log, the text in `admin-token`)."""
 
 from __future__ import annotations
 
 import json
-import socket
 import time
 import urllib.request
 import uuid
@@ -14,42 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_helpers import admin_token, bearer, start_apps
 from neo4j import Driver
 
 from provgraph.demo_story import demo_events
 from provgraph.infra.apps import Apps
-from provgraph.infra.settings import InfraSettings
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _start_apps(home: Path, endpoints: Any, name: str, mp: pytest.MonkeyPatch) -> Apps:
-    settings = InfraSettings(home=home, ingest_port=_free_port(), query_port=_free_port())
-    neo4j = endpoints.neo4j
-    settings.env_file.parent.mkdir(parents=True, exist_ok=True)
-    settings.env_file.write_text(
-        f"PROVGRAPH_KAFKA_BOOTSTRAP={endpoints.kafka_bootstrap}\n"
-        f"PROVGRAPH_NEO4J_URI={neo4j.uri}\nPROVGRAPH_NEO4J_USER={neo4j.user}\n"
-        f"PROVGRAPH_NEO4J_PASSWORD={neo4j.password}\n"
-    )
-    mp.setenv("PROVGRAPH_EVENTS_TOPIC", f"{name}.events")
-    mp.setenv("PROVGRAPH_DEAD_LETTER_TOPIC", f"{name}.dlq")
-    mp.setenv("PROVGRAPH_PROJECTOR_GROUP", f"{name}.projector")
-    apps = Apps(settings)
-    started = apps.up()
-    assert {"ingest", "projector", "query"} <= set(started)
-    return apps
 
 
 @pytest.fixture()
-def apps(tmp_path: Path, endpoints: Any, unique_name: str) -> Iterator[Apps]:
+def apps(tmp_path: Path, endpoints: Any, unique_name: str, neo4j_driver: Driver) -> Iterator[Apps]:
     """The three services for one test."""
     with pytest.MonkeyPatch.context() as mp:
-        running = _start_apps(tmp_path / "home", endpoints, unique_name, mp)
+        running = start_apps(tmp_path / "home", endpoints, unique_name, mp, neo4j_driver)
         try:
             yield running
         finally:
@@ -69,7 +47,7 @@ class DemoStack:
             f"{self.apps.settings.query_url}/graphql",
             data=body,
             method="POST",
-            headers={"Content-Type": "application/json"},
+            headers=bearer(admin_token(self.apps)),
         )
         with urllib.request.urlopen(request, timeout=30) as response:
             answer: dict[str, Any] = json.loads(response.read())
@@ -82,7 +60,7 @@ def post_events(apps: Apps, events: list[Any]) -> dict[str, Any]:
         f"{apps.settings.ingest_url}/v1/events",
         data=body,
         method="POST",
-        headers={"Content-Type": "application/json"},
+        headers=bearer(admin_token(apps)),
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         assert response.status == 202
@@ -98,7 +76,7 @@ def demo_stack(
     name = f"t-e2e-{uuid.uuid4().hex[:8]}"
     events = demo_events(name)
     with pytest.MonkeyPatch.context() as mp:
-        apps = _start_apps(tmp_path_factory.mktemp("stack"), endpoints, name, mp)
+        apps = start_apps(tmp_path_factory.mktemp("stack"), endpoints, name, mp, neo4j_driver)
         try:
             post_events(apps, events)
             _await_projection(neo4j_driver, name, len(events))

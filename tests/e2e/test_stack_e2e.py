@@ -10,6 +10,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from e2e_helpers import admin_token, bearer
 from neo4j import Driver
 
 from provgraph.demo import EXAMPLE_CYPHER
@@ -26,7 +27,7 @@ def test_demo_story_through_http_ingest_becomes_lineage(
         f"{apps.settings.ingest_url}/v1/events",
         data=body,
         method="POST",
-        headers={"Content-Type": "application/json"},
+        headers=bearer(admin_token(apps)),
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         assert response.status == 202
@@ -54,7 +55,7 @@ def test_sdk_run_over_http_ingest_becomes_lineage(
     from provgraph.client import Emitter, HttpTransport
 
     dataset = f"dataset:{project}/corpus@v1"
-    transport = HttpTransport(apps.settings.ingest_url)
+    transport = HttpTransport(apps.settings.ingest_url, token=admin_token(apps))
     with Emitter(transport, project=project, spool_dir=tmp_path / "spool") as emitter:
         with emitter.run(experiment=None, params={"lr": 0.001}, inputs=[(dataset, "train")]) as run:
             run.log_metrics(1, loss=2.5)

@@ -14,8 +14,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from starlette.concurrency import run_in_threadpool
 
+from provgraph.authz import AuthError, Principal
+from provgraph.authz.web import authenticate
 from provgraph.ingest.app import (
     AcceptedEvent,
+    Caller,
     Context,
     EventLogDep,
     IngestAccepted,
@@ -42,36 +45,45 @@ def get_namespace_map(request: Request) -> NamespaceMap:
 
 
 Names = Annotated[NamespaceMap, Depends(get_namespace_map)]
-openlineage_router = APIRouter(prefix="/api/v1", tags=["openlineage"])
+openlineage_router = APIRouter(
+    prefix="/api/v1", tags=["openlineage"], dependencies=[Depends(authenticate)]
+)
 
 
 @openlineage_router.post("/lineage", status_code=201, response_model=IngestAccepted)
 async def post_lineage(
-    request: Request, context: Context, log: EventLogDep, names: Names
+    request: Request, context: Context, log: EventLogDep, names: Names, caller: Caller
 ) -> IngestAccepted:
     """One OpenLineage event (RunEvent, DatasetEvent or JobEvent) as a JSON object."""
-    return await _ingest(request, context, log, names, batch=False)
+    return await _ingest(request, context, (log, caller), names, batch=False)
 
 
 @openlineage_router.post("/lineage/batch", status_code=201, response_model=IngestAccepted)
 async def post_lineage_batch(
-    request: Request, context: Context, log: EventLogDep, names: Names
+    request: Request, context: Context, log: EventLogDep, names: Names, caller: Caller
 ) -> IngestAccepted:
     """A JSON array of OpenLineage events: all are appended, or none when one is invalid."""
-    return await _ingest(request, context, log, names, batch=True)
+    return await _ingest(request, context, (log, caller), names, batch=True)
 
 
 async def _ingest(
-    request: Request, context: IngestContext, log: EventLog, names: NamespaceMap, *, batch: bool
+    request: Request,
+    context: IngestContext,
+    sink: tuple[EventLog, Principal],
+    names: NamespaceMap,
+    *,
+    batch: bool,
 ) -> IngestAccepted:
+    """Check, wrap, authorise (writer on each mapped project) and append; all or nothing."""
+    log, caller = sink
     try:
         body = await read_body(request, context.settings.max_body_bytes)
         items = parse_items(body)
         if batch != isinstance(_first_json_char(body), list):
             raise InvalidBodyError(_shape_message(batch))
         wrapped = _wrap_all(items, names)
-        appended = await run_in_threadpool(ingest_items, context, log, wrapped)
-    except IngestError as exc:
+        appended = await run_in_threadpool(ingest_items, context, log, wrapped, caller)
+    except (IngestError, AuthError) as exc:
         context.metrics.record_request(exc.status)
         raise
     context.metrics.record_request(201)

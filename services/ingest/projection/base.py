@@ -35,6 +35,7 @@ _LABELS: dict[IdKind, Label] = {
     IdKind.DEPLOYMENT: Label.DEPLOYMENT,
     IdKind.PROJECT: Label.PROJECT,
     IdKind.JOB: Label.JOB,
+    IdKind.PRINCIPAL: Label.PRINCIPAL,
 }
 
 # How far nested maps are flattened into `prefix.a.b` scalar copies; deeper stays in the JSON.

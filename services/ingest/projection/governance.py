@@ -1,10 +1,10 @@
-"""Projection of governance events: access grants and tombstones."""
+"""Projection of governance events: access grants, tokens and tombstones."""
 
 from __future__ import annotations
 
 from provgraph.ingest.projection.base import Ctx, format_time, projects
 from provgraph.ingest.projection.mutations import Mutation, Value
-from provgraph.schemas import AccessGranted, AccessRevoked, EntityDeleted
+from provgraph.schemas import AccessGranted, AccessRevoked, EntityDeleted, TokenIssued, TokenRevoked
 
 
 def _access(event: AccessGranted | AccessRevoked, state: str) -> dict[str, Value | None]:
@@ -41,3 +41,28 @@ def _entity_deleted(event: EntityDeleted) -> list[Mutation]:
         "deleted_by": event.actor,
     }
     return [ctx.node(event.subject, props=props, mins={"deleted_at": ctx.time})]
+
+
+@projects(TokenIssued)
+def _token_issued(event: TokenIssued) -> list[Mutation]:
+    """The principal's current token hash, when it was issued, and its global roles (LWW).
+
+    A token is valid while `revoked_at` is absent or older than `token_issued_at`, so a
+    revocation and a later re-issue fold to the same answer in any order.
+    """
+    ctx, p = Ctx(event), event.payload
+    props: dict[str, Value | None] = {
+        "name": p.name,
+        "token_hash": p.token_hash,
+        "token_issued_at": ctx.time,
+        "global_roles": tuple(sorted(role.value for role in p.global_roles)),
+    }
+    return [ctx.node(event.subject, defining=True, props=props)]
+
+
+@projects(TokenRevoked)
+def _token_revoked(event: TokenRevoked) -> list[Mutation]:
+    """The latest revocation time; it disables every token issued before it."""
+    ctx = Ctx(event)
+    props: dict[str, Value | None] = {"name": event.payload.name}
+    return [ctx.node(event.subject, defining=True, props=props, maxs={"revoked_at": ctx.time})]

@@ -7,24 +7,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import strawberry
-from starlette.requests import Request
 from strawberry.fastapi import BaseContext
 
+from provgraph.query.deps import scope_for as scope_for  # re-exported: the one place
 from provgraph.query.graphql.loaders import Loaders
 from provgraph.query.model import Scope
 from provgraph.query.ports import ReadModel
 from provgraph.query.settings import QuerySettings
 
 T = TypeVar("T")
-
-
-def scope_for(request: Request | None) -> Scope:
-    """The projects the caller may read: the one place GraphQL decides it.
-
-    Every project until permissions exist; then this reads the caller from the request.
-    """
-    del request
-    return Scope.everything()
 
 
 class GraphContext(BaseContext):

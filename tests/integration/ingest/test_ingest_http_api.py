@@ -41,7 +41,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def service(kafka_bootstrap: str) -> Iterator[Service]:
+def service(kafka_bootstrap: str, neo4j_endpoint: Any) -> Iterator[Service]:
     """One ingest service on its own fresh topics, served by uvicorn in a thread."""
     topic = f"t-ingest-http-{uuid.uuid4().hex[:8]}"
     settings = IngestSettings(
@@ -51,6 +51,9 @@ def service(kafka_bootstrap: str) -> Iterator[Service]:
         topic_partitions=PARTITIONS,
         max_body_bytes=MAX_BODY,
         produce_timeout_s=10.0,
+        neo4j_uri=neo4j_endpoint.uri,
+        neo4j_user=neo4j_endpoint.user,
+        neo4j_password=neo4j_endpoint.password,
     )
     port = _free_port()
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
@@ -72,8 +75,8 @@ def service(kafka_bootstrap: str) -> Iterator[Service]:
 
 
 @pytest.fixture()
-def http(service: Service) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=service.url, timeout=30) as client:
+def http(service: Service, admin_headers: dict[str, str]) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=service.url, timeout=30, headers=admin_headers) as client:
         yield client
 
 

@@ -29,7 +29,9 @@ def a_batch() -> list[Any]:
     return [json.loads(event.to_json_bytes())]
 
 
-def test_kafka_down_gives_503_with_retry_after_then_recovers(private_kafka: Any) -> None:
+def test_kafka_down_gives_503_with_retry_after_then_recovers(
+    private_kafka: Any, neo4j_endpoint: Any, admin_headers: dict[str, str]
+) -> None:
     settings = IngestSettings(
         kafka_bootstrap=private_kafka.bootstrap,
         events_topic="ingest-unavailable",
@@ -38,8 +40,11 @@ def test_kafka_down_gives_503_with_retry_after_then_recovers(private_kafka: Any)
         produce_timeout_s=PRODUCE_TIMEOUT_S,
         retry_after_s=7,
         ready_cache_s=0.2,
+        neo4j_uri=neo4j_endpoint.uri,
+        neo4j_user=neo4j_endpoint.user,
+        neo4j_password=neo4j_endpoint.password,
     )
-    with TestClient(create_app(settings)) as http:
+    with TestClient(create_app(settings), headers=admin_headers) as http:
         assert http.post("/v1/events", json=a_batch()).status_code == 202
         assert http.get("/readyz").status_code == 200
 

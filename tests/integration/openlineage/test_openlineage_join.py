@@ -23,7 +23,7 @@ from neo4j import Driver
 from openlineage.client import OpenLineageClient
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
 from openlineage.client.facet_v2 import dataset_version_dataset, schema_dataset
-from openlineage.client.transport.http import HttpConfig, HttpTransport
+from openlineage.client.transport.http import ApiKeyTokenProvider, HttpConfig, HttpTransport
 
 from provgraph.client.http_transport import HttpTransport as ProvgraphHttp
 from provgraph.ingest.app import create_app
@@ -43,6 +43,16 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture()
+def ol_token(access: Any, project: str) -> str:
+    """A token that may write the project the namespaces map to, and nothing else."""
+    return str(access.token(f"service:ol-{uuid.uuid4().hex[:8]}", grants={project: ("writer",)}))
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture()
@@ -115,13 +125,14 @@ def _project(settings: IngestSettings, driver: Driver) -> None:
 
 
 def test_pipeline_and_training_run_meet_at_one_dataset_version(
-    settings: IngestSettings, neo4j_driver: Driver, project: str, ingest_url: str
+    settings: IngestSettings, neo4j_driver: Driver, project: str, ingest_url: str, ol_token: str
 ) -> None:
     ol_run, train_run = str(uuid.uuid4()), str(uuid.uuid4())
-    client = OpenLineageClient(transport=HttpTransport(HttpConfig(url=ingest_url)))
+    auth = ApiKeyTokenProvider({"apiKey": ol_token})  # sent as "Authorization: Bearer <key>"
+    client = OpenLineageClient(transport=HttpTransport(HttpConfig(url=ingest_url, auth=auth)))
     for event in _pipeline_events(ol_run):
         client.emit(event)
-    ProvgraphHttp(ingest_url).send(_training_events(project, train_run))
+    ProvgraphHttp(ingest_url, token=ol_token).send(_training_events(project, train_run))
     _project(settings, neo4j_driver)
 
     version = f"dataset:{project}/web-crawl@v1"
@@ -163,7 +174,9 @@ def _assert_through_the_reader(
     assert [item.node.id for item in impact] == [f"model:{project}/chat@1"]
 
 
-def test_invalid_openlineage_events_get_422_with_the_schema_path(ingest_url: str) -> None:
+def test_invalid_openlineage_events_get_422_with_the_schema_path(
+    ingest_url: str, ol_token: str
+) -> None:
     event = {
         "eventType": "START",
         "eventTime": "2024-05-01T12:00:00Z",
@@ -172,27 +185,34 @@ def test_invalid_openlineage_events_get_422_with_the_schema_path(ingest_url: str
         "run": {"runId": "not-a-uuid"},
         "job": {"namespace": "pipelines"},
     }
-    answer = httpx.post(f"{ingest_url}/api/v1/lineage", json=event)
+    answer = httpx.post(f"{ingest_url}/api/v1/lineage", json=event, headers=_bearer(ol_token))
     assert answer.status_code == 422
     errors = answer.json()["error"]["details"]["errors"]
     assert {(e["path"], e["reason"]) for e in errors} == {
         ("$.job", "'name' is a required property"),
         ("$.run.runId", "'not-a-uuid' is not a 'uuid'"),
     }
-    batch = httpx.post(f"{ingest_url}/api/v1/lineage/batch", json=[event])
+    batch = httpx.post(
+        f"{ingest_url}/api/v1/lineage/batch", json=[event], headers=_bearer(ol_token)
+    )
     assert batch.status_code == 422
-    assert httpx.post(f"{ingest_url}/api/v1/lineage", json=[event]).status_code == 422
+    assert (
+        httpx.post(
+            f"{ingest_url}/api/v1/lineage", json=[event], headers=_bearer(ol_token)
+        ).status_code
+        == 422
+    )
 
 
 def test_batch_endpoint_and_resend_is_a_duplicate(
-    settings: IngestSettings, neo4j_driver: Driver, ingest_url: str, project: str
+    settings: IngestSettings, neo4j_driver: Driver, ingest_url: str, project: str, ol_token: str
 ) -> None:
     from openlineage.client.serde import Serde
 
     run_id = str(uuid.uuid4())
     events = [Serde.to_dict(e) for e in _pipeline_events(run_id)]
-    first = httpx.post(f"{ingest_url}/api/v1/lineage/batch", json=events)
-    again = httpx.post(f"{ingest_url}/api/v1/lineage/batch", json=events)
+    first = httpx.post(f"{ingest_url}/api/v1/lineage/batch", json=events, headers=_bearer(ol_token))
+    again = httpx.post(f"{ingest_url}/api/v1/lineage/batch", json=events, headers=_bearer(ol_token))
     assert first.status_code == again.status_code == 201
     ids = [e["event_id"] for e in first.json()["events"]]
     assert ids == [e["event_id"] for e in again.json()["events"]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,10 +31,19 @@ def graph(neo4j_driver: Driver, project: str) -> str:
     return project
 
 
+@pytest.fixture(scope="module")
+def auditor_headers(access: Any) -> dict[str, str]:
+    """The endpoint is for global auditors only."""
+    return dict(
+        access.headers(f"service:auditor-{uuid.uuid4().hex[:8]}", global_roles=("auditor",))
+    )
+
+
 @pytest.fixture()
-def client(neo4j_driver: Driver) -> Iterator[TestClient]:
+def client(neo4j_driver: Driver, auditor_headers: dict[str, str]) -> Iterator[TestClient]:
     settings = QuerySettings(cypher_row_cap=ROW_CAP, cypher_timeout_s=TIMEOUT_S)
-    with TestClient(create_app(settings, driver=neo4j_driver)) as test_client:
+    app = create_app(settings, driver=neo4j_driver)
+    with TestClient(app, headers=auditor_headers) as test_client:
         yield test_client
 
 

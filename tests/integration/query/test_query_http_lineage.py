@@ -18,9 +18,10 @@ pytest.importorskip("provgraph.query.reader")
 
 
 @pytest.fixture()
-def client(neo4j_driver: Driver, project: str) -> Iterator[TestClient]:
+def client(neo4j_driver: Driver, project: str, access: Any) -> Iterator[TestClient]:
     GraphWriter(neo4j_driver).write([project_event(e) for e in demo_events(project)])
-    with TestClient(create_app(driver=neo4j_driver)) as test_client:
+    reader = access.headers(f"service:reader-{project[-8:]}", grants={project: ("reader",)})
+    with TestClient(create_app(driver=neo4j_driver), headers=reader) as test_client:
         yield test_client
 
 

@@ -27,8 +27,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture()
-def client(neo4j_driver: Driver) -> Iterator[TestClient]:
-    with TestClient(create_app(driver=neo4j_driver), raise_server_exceptions=False) as test:
+def client(neo4j_driver: Driver, admin_headers: dict[str, str]) -> Iterator[TestClient]:
+    app = create_app(driver=neo4j_driver)
+    with TestClient(app, raise_server_exceptions=False, headers=admin_headers) as test:
         yield test
 
 
@@ -149,7 +150,10 @@ def _fake_make_router(settings: QuerySettings, reader: Any, recipes: Any) -> Any
 
 
 def test_graphql_is_mounted_when_its_factory_exists(
-    neo4j_driver: Driver, project: str, monkeypatch: pytest.MonkeyPatch
+    neo4j_driver: Driver,
+    project: str,
+    monkeypatch: pytest.MonkeyPatch,
+    admin_headers: dict[str, str],
 ) -> None:
     pytest.importorskip("provgraph.query.reader")
     monkeypatch.setattr("provgraph.query.graphql.make_router", _fake_make_router, raising=False)
@@ -163,8 +167,10 @@ def test_graphql_is_mounted_when_its_factory_exists(
     with TestClient(create_app(driver=neo4j_driver)) as client:
         # The reader was built by the lifespan, after the router: it is resolved per request.
         query = {"query": "query($id: String!) { nodeType(id: $id) }", "variables": {"id": run_id}}
-        assert client.post("/graphql", json=query).json() == {"data": {"nodeType": "Run"}}
-        page = client.get("/graphql", headers={"accept": "text/html"})
+        assert client.post("/graphql", json=query).status_code == 401
+        answer = client.post("/graphql", json=query, headers=admin_headers)
+        assert answer.json() == {"data": {"nodeType": "Run"}}
+        page = client.get("/graphql", headers={"accept": "text/html"})  # the IDE needs no token
         assert "GraphiQL" in page.text
         metrics = client.get("/metrics").text
     assert (

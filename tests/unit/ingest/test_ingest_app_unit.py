@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from provgraph.authz import MemoryPrincipals, Principal, hash_token
 from provgraph.ingest.app import create_app, parse_items
 from provgraph.ingest.errors import (
     EventLogUnavailableError,
@@ -47,10 +48,15 @@ def log() -> MemoryEventLog:
     return MemoryEventLog()
 
 
+TOKEN = "pgt_unit-writer"
+WRITER = MemoryPrincipals({hash_token(TOKEN): Principal("service:ci", roles={"p": {"writer"}})})
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
 @pytest.fixture()
 def http(log: MemoryEventLog) -> Iterator[TestClient]:
     settings = IngestSettings(max_body_bytes=4096, ready_cache_s=0.0)
-    with TestClient(create_app(settings, event_log=log)) as client:
+    with TestClient(create_app(settings, event_log=log, principals=WRITER), headers=AUTH) as client:
         yield client
 
 
@@ -117,9 +123,10 @@ def test_probes_and_unknown_routes(http: TestClient) -> None:
 
 
 def test_each_app_has_its_own_metrics(log: MemoryEventLog) -> None:
-    with TestClient(create_app(IngestSettings(), event_log=log)) as one:
+    app = create_app(IngestSettings(), event_log=log, principals=WRITER)
+    with TestClient(app, headers=AUTH) as one:
         assert one.post("/v1/events", json=event()).status_code == 202
-        with TestClient(create_app(IngestSettings(), event_log=log)) as two:
+        with TestClient(create_app(IngestSettings(), event_log=log, principals=WRITER)) as two:
             assert "provgraph_ingest_events_accepted_total 0.0" in two.get("/metrics").text
         assert "provgraph_ingest_events_accepted_total 1.0" in one.get("/metrics").text
 
@@ -147,3 +154,17 @@ def test_parse_items_object_is_one_event_and_array_is_a_batch() -> None:
     assert parse_items(b'{"a": 1}') == [{"a": 1}]
     assert parse_items(b'[{"a": 1}, {"b": 2}]') == [{"a": 1}, {"b": 2}]
     assert len(parse_items(json.dumps([{}] * MAX_BATCH_EVENTS).encode())) == MAX_BATCH_EVENTS
+
+
+def test_no_token_is_401_and_a_missing_right_is_403_with_nothing_appended(
+    log: MemoryEventLog,
+) -> None:
+    app = create_app(IngestSettings(), event_log=log, principals=WRITER)
+    with TestClient(app) as anonymous:
+        answer = anonymous.post("/v1/events", json=event())
+        assert answer.status_code == 401 and answer.json()["error"]["code"] == "unauthenticated"
+        other = {**event(), "project": "q"}
+        refused = anonymous.post("/v1/events", json=[event(), other], headers=AUTH)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["details"]["project"] == "q"
+    assert log.events == []

@@ -1,0 +1,97 @@
+"""Token and grant management: build the events and append them straight to the Kafka log.
+
+These commands are operator tools: they need the Kafka connection (`.provgraph/env`), which
+already allows writing any event, so they do not go through the ingest service. Callers with
+only a token use `POST /v1/events` with `access.*` events (project admin) instead.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+
+from provgraph import __version__
+from provgraph.authz.tokens import hash_token, new_token
+from provgraph.ingest.settings import IngestSettings
+from provgraph.schemas import AccessGranted, AccessRevoked, Event
+from provgraph.schemas.events.governance import (
+    AccessGrantedPayload,
+    AccessRevokedPayload,
+    AccessRole,
+)
+from provgraph.schemas.events.tokens import (
+    SYSTEM_PROJECT,
+    GlobalRole,
+    TokenIssued,
+    TokenIssuedPayload,
+    TokenRevoked,
+    TokenRevokedPayload,
+)
+
+PRODUCER = f"https://provgraph.dev/cli/{__version__}"
+BOOTSTRAP_ADMIN = "service:bootstrap-admin"
+"""Prefix of the bootstrap principal's name; a random suffix keeps two installations sharing
+one Kafka from replacing each other's token."""
+
+
+def token_issued(name: str, token: str, roles: Sequence[GlobalRole], actor: str) -> TokenIssued:
+    payload = TokenIssuedPayload(name=name, token_hash=hash_token(token), global_roles=list(roles))
+    return TokenIssued.create(
+        project=SYSTEM_PROJECT, producer=PRODUCER, actor=actor, payload=payload
+    )
+
+
+def token_revoked(name: str, actor: str, reason: str | None = None) -> TokenRevoked:
+    payload = TokenRevokedPayload(name=name, reason=reason)
+    return TokenRevoked.create(
+        project=SYSTEM_PROJECT, producer=PRODUCER, actor=actor, payload=payload
+    )
+
+
+def access_event(
+    principal: str, project: str, role: AccessRole, actor: str, *, grant: bool
+) -> AccessGranted | AccessRevoked:
+    if grant:
+        granted = AccessGrantedPayload(principal=principal, project=project, role=role)
+        return AccessGranted.create(
+            project=project, producer=PRODUCER, actor=actor, payload=granted
+        )
+    revoked = AccessRevokedPayload(principal=principal, project=project, role=role)
+    return AccessRevoked.create(project=project, producer=PRODUCER, actor=actor, payload=revoked)
+
+
+def append_to_log(events: Sequence[Event], settings: IngestSettings | None = None) -> None:
+    """Append `events` to the event-log topic and wait for Kafka's acknowledgement."""
+    from kafka import KafkaProducer
+
+    from provgraph.ingest.topics import ensure_topics
+
+    settings = settings or IngestSettings()
+    ensure_topics(settings)
+    producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all")
+    try:
+        for event in events:
+            producer.send(settings.events_topic, key=event.kafka_key(), value=event.to_json_bytes())
+        producer.flush(timeout=30)
+    finally:
+        producer.close()
+
+
+def bootstrap_admin_token(path: Path, settings: IngestSettings | None = None) -> str | None:
+    """Issue a global admin token once: write it to `path` (mode 0600) and the log.
+
+    Returns the new token, or None when `path` already holds one.
+    """
+    if path.exists():
+        return None
+    token = new_token()
+    name = f"{BOOTSTRAP_ADMIN}-{secrets.token_hex(4)}"
+    event = token_issued(name, token, [GlobalRole.ADMIN], actor="service:provgraph")
+    append_to_log([event], settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token + "\n")
+    return token

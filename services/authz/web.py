@@ -1,0 +1,44 @@
+"""FastAPI glue shared by the ingest and query services: the dependency and the error answer."""
+
+from __future__ import annotations
+
+from fastapi import Request, Response
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from provgraph.authz.errors import AuthError, UnauthenticatedError
+from provgraph.authz.guard import Authenticator
+from provgraph.authz.model import Principal
+
+
+def authenticator_of(request: Request) -> Authenticator:
+    """The app's authenticator (set by its lifespan)."""
+    found = getattr(request.app.state, "authenticator", None)
+    if not isinstance(found, Authenticator):
+        raise UnauthenticatedError()
+    return found
+
+
+async def authenticate(request: Request) -> Principal:
+    """Dependency: the caller, or 401. Stored on `request.state.principal` for later reads."""
+    authenticator = authenticator_of(request)
+    header = request.headers.get("authorization")
+    principal = await run_in_threadpool(authenticator.authenticate, header)
+    request.state.principal = principal
+    return principal
+
+
+def principal_of(request: Request) -> Principal:
+    """The caller `authenticate` stored on this request (401 when it did not run)."""
+    principal = getattr(request.state, "principal", None)
+    if not isinstance(principal, Principal):
+        raise UnauthenticatedError()
+    return principal
+
+
+async def on_auth_error(_request: Request, exc: Exception) -> Response:
+    """``{"error": {code, message, details}}`` with the error's status (and a challenge on 401)."""
+    assert isinstance(exc, AuthError)
+    body = {"error": {"code": exc.code, "message": exc.message, "details": exc.details}}
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    return JSONResponse(body, status_code=exc.status, headers=headers)

@@ -1,0 +1,48 @@
+"""Building a service's `Authenticator` from its settings (both services do it the same way)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import neo4j
+
+from provgraph.authz.guard import Authenticator, warn_if_disabled
+from provgraph.authz.store import Neo4jPrincipals, PrincipalSource
+
+
+class AuthSettings(Protocol):
+    """The settings fields authentication reads (IngestSettings and QuerySettings have them)."""
+
+    auth_disabled: bool
+    auth_cache_s: float
+    neo4j_uri: str
+    neo4j_user: str
+    neo4j_password: str
+    neo4j_database: str
+
+
+def build_authenticator(
+    settings: AuthSettings,
+    service: str,
+    *,
+    source: PrincipalSource | None = None,
+    driver: neo4j.Driver | None = None,
+) -> tuple[Authenticator, Callable[[], None]]:
+    """The authenticator and what closes it: over `source`, else `driver`, else a new driver."""
+    close: Callable[[], None] = lambda: None  # noqa: E731
+    if settings.auth_disabled:
+        authenticator = Authenticator(None, disabled=True)
+    else:
+        if source is None:
+            if driver is None:
+                driver = neo4j.GraphDatabase.driver(
+                    settings.neo4j_uri,
+                    auth=(settings.neo4j_user, settings.neo4j_password),
+                    notifications_min_severity="OFF",
+                )
+                close = driver.close
+            source = Neo4jPrincipals(driver, settings.neo4j_database)
+        authenticator = Authenticator(source, cache_s=settings.auth_cache_s)
+    warn_if_disabled(authenticator, service)
+    return authenticator, close

@@ -125,7 +125,12 @@ def _project(settings: IngestSettings, driver: Driver) -> None:
 
 
 def test_pipeline_and_training_run_meet_at_one_dataset_version(
-    settings: IngestSettings, neo4j_driver: Driver, project: str, ingest_url: str, ol_token: str
+    settings: IngestSettings,
+    neo4j_driver: Driver,
+    project: str,
+    ingest_url: str,
+    ol_token: str,
+    admin_headers: dict[str, str],
 ) -> None:
     ol_run, train_run = str(uuid.uuid4()), str(uuid.uuid4())
     auth = ApiKeyTokenProvider({"apiKey": ol_token})  # sent as "Authorization: Bearer <key>"
@@ -156,6 +161,25 @@ def test_pipeline_and_training_run_meet_at_one_dataset_version(
     assert {version, f"run:{ol_run}", f"job:{project}/prep.web_crawl"} <= reached
     assert f"dataset:{project}/public.raw_pages@unversioned" in reached
     _assert_through_the_reader(neo4j_driver, settings, project, train_run, ol_run)
+    _assert_through_marquez_rest(neo4j_driver, admin_headers, version, train_run, ol_run)
+
+
+def _assert_through_marquez_rest(
+    driver: Driver, headers: dict[str, str], version: str, train_run: str, ol_run: str
+) -> None:
+    """Tools that speak Marquez see the same join: GET /api/v1/lineage on the query service."""
+    from fastapi.testclient import TestClient
+
+    from provgraph.query.app import create_app
+
+    with TestClient(create_app(driver=driver), headers=headers) as http:
+        answer = http.get("/api/v1/lineage", params={"nodeId": version, "depth": 1})
+    assert answer.status_code == 200, answer.text
+    graph = {node["id"]: node for node in answer.json()["graph"]}
+    assert {f"run:{train_run}", f"run:{ol_run}"} <= set(graph)
+    # Data flows from the pipeline's run into the version, and from the version into training.
+    assert {"origin": f"run:{ol_run}", "destination": version} in graph[version]["inEdges"]
+    assert {"origin": version, "destination": f"run:{train_run}"} in graph[version]["outEdges"]
 
 
 def _assert_through_the_reader(

@@ -74,8 +74,13 @@ lint: install typecheck
 schemas: install
 	$(BIN)/python -m provgraph.schemas.jsonschema_gen
 
-bench: infra-up
-	$(WITH_ENV) $(BIN)/python -m benchmarks
+# Private Kafka and Neo4j on free ports (the shared ones are not touched); BENCH_ARGS e.g.
+# "--scale 100000 --repeat 3" or "--only ingest,queries". Results: benchmarks/results/.
+bench: install
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	test -x .venv-mlflow/bin/mlflow || { $(PYTHON) -m venv .venv-mlflow && \
+	  .venv-mlflow/bin/pip install -q 'mlflow>=2.14,<4'; }
+	PROVGRAPH_BENCH_MLFLOW=.venv-mlflow/bin/mlflow $(BIN)/python -m benchmarks $(BENCH_ARGS)
 
 clean:
 	rm -rf .build .pytest_cache .mypy_cache .ruff_cache

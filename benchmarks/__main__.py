@@ -1,0 +1,129 @@
+"""`python -m benchmarks [--scale 10000] [--only ingest,queries,...] [--repeat 3]`
+
+Starts a private Kafka and Neo4j (free loopback ports, state in a temporary directory), runs
+the chosen parts side by side, prints each table and writes JSON, Markdown and PNG files into
+benchmarks/results/, then stops both servers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import (
+    bench_ingest,
+    bench_kafka,
+    bench_mlflow,
+    bench_queries,
+    bench_replay,
+    bench_sdk,
+)
+from benchmarks.pipeline import Prepared, fill_topic
+from benchmarks.report import RESULTS, Table, machine
+from benchmarks.servers import PrivateInfra
+from benchmarks.workload import build
+
+PARTS = ("ingest", "kafka", "queries", "replay", "memory", "mlflow", "sdk")
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--scale", type=int, default=10_000, help="events in the workload (S)")
+    parser.add_argument(
+        "--only", default=",".join(PARTS), help=f"comma-separated: {','.join(PARTS)}"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="repeated runs (medians)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--samples", type=int, default=60, help="calls per query row")
+    args = parser.parse_args()
+    unknown = set(args.only.split(",")) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
+    return args
+
+
+def _projects(data: Prepared, most: int = 5) -> list[str]:
+    """Projects whose last experiment shipped (so every start node of the queries exists)."""
+    shipped = [e.project for e in data.events if e.subject.endswith("/chat-7b@4.0.0")]
+    return sorted(set(shipped))[:most]
+
+
+def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: Path) -> list[Table]:
+    tables: list[Table] = []
+    with PrivateInfra(home) as infra:
+        print(f"private Kafka {infra.bootstrap}, Neo4j {infra.settings.neo4j_uri}", flush=True)
+        live, topic = 0.0, ""
+        if "ingest" in parts:
+            result = bench_ingest.run(infra, data, args.repeat)
+            tables += result.tables
+            live, topic = result.live_events_per_s, result.topic
+        if not topic and parts & {"kafka", "replay", "memory"}:
+            topic = fill_topic(infra, data, "backlog")
+        if "kafka" in parts:
+            tables.append(bench_kafka.run(infra, data, topic, args.repeat))
+        if "queries" in parts:
+            if "ingest" not in parts:
+                from benchmarks.pipeline import limit
+
+                limit(infra, data)
+            print("  queries", flush=True)
+            tables.append(
+                bench_queries.run(infra.driver, _projects(data), args.samples * args.repeat)
+            )
+        if "replay" in parts:
+            print("  replay", flush=True)
+            tables.append(bench_replay.run_replay(infra, data, topic, live, args.repeat))
+        if "memory" in parts:
+            print("  memory", flush=True)
+            tables.append(bench_replay.run_memory(infra, data, topic))
+        if "mlflow" in parts:
+            print("  mlflow (W1)", flush=True)
+            tables.append(bench_mlflow.run(infra, args.repeat))
+    return tables
+
+
+def main() -> None:
+    args = _args()
+    # A plain `kill` must still stop the private servers (the `with` blocks' exits).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("neo4j").setLevel(logging.ERROR)
+    logging.getLogger("kafka").setLevel(logging.CRITICAL)  # start-up probes log refusals
+    parts = set(args.only.split(","))
+    started = time.perf_counter()
+    print(f"workload: {args.scale:,} events, seed {args.seed}", flush=True)
+    data = Prepared.of(build(args.scale, args.seed))
+    tables: list[Table] = []
+    if parts - {"sdk"}:
+        home = Path(tempfile.mkdtemp(prefix="provgraph-bench-"))
+        try:
+            tables += _in_infra(args, parts, data, home)
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+    if "sdk" in parts:
+        print("  sdk", flush=True)
+        tables.append(bench_sdk.run(20_000, args.repeat))
+    meta = {
+        "scale": args.scale,
+        "repeat": args.repeat,
+        "seed": args.seed,
+        "machine": machine(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    for table in tables:
+        table.save(meta)
+        print("\n" + table.render(), flush=True)
+    print(f"\nresults in {RESULTS} ({meta['wall_s']} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""Part 2: ingest end to end beside the raw UNWIND limit and the naive projector."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from benchmarks import pipeline
+from benchmarks.pipeline import Prepared, check_graph, expected_digest
+from benchmarks.report import Table, bar_plot, median, ratio
+from benchmarks.servers import PrivateInfra
+
+
+@dataclass
+class IngestResult:
+    """What later parts reuse: the live rate and a topic holding the whole workload."""
+
+    live_events_per_s: float = 0.0
+    topic: str = ""
+    tables: list[Table] = field(default_factory=list)
+
+
+def run(infra: PrivateInfra, data: Prepared, repeat: int) -> IngestResult:
+    n = len(data.records)
+    ours, lim, naive_per_event, topic = [], [], [], ""
+    naive_count = min(n, max(500, n // 20))
+    naive_expected = expected_digest(data.events[:naive_count])
+    for i in range(repeat):
+        print(f"  ingest repeat {i + 1}/{repeat}: end to end", flush=True)
+        seconds, topic = pipeline.end_to_end(infra, data)
+        check_graph(infra, data.expected, "end to end")
+        ours.append(seconds)
+        print(f"  ingest repeat {i + 1}/{repeat}: naive ({naive_count} events)", flush=True)
+        naive_per_event.append(pipeline.naive(infra, data, naive_count))
+        check_graph(infra, naive_expected, "naive")
+        print(f"  ingest repeat {i + 1}/{repeat}: limit", flush=True)
+        lim.append(pipeline.limit(infra, data))
+        check_graph(infra, data.expected, "limit")
+    rates = {
+        "ours (Kafka -> projector -> Neo4j)": n / median(ours),
+        "limit (UNWIND writer, no Kafka)": n / median(lim),
+        f"naive (1 tx per event, first {naive_count})": 1 / median(naive_per_event),
+    }
+    table = Table(
+        "ingest",
+        f"Ingest, {n:,} events (median of {repeat})",
+        ["side", "events/s", "seconds for all events", "graph check"],
+    )
+    for side, rate in rates.items():
+        table.add(side, rate, n / rate, "equal to the in-memory fold")
+    ours_rate, lim_rate, naive_rate = rates.values()
+    table.ratios = {
+        "ours/limit": ratio(ours_rate, lim_rate),
+        "ours/naive": ratio(ours_rate, naive_rate),
+    }
+    table.extra = {"seconds": {"ours": ours, "limit": lim, "naive_per_event": naive_per_event}}
+    bar_plot("ingest", table.title, list(rates), list(rates.values()), "events/s")
+    return IngestResult(ours_rate, topic, [table])

@@ -1,0 +1,159 @@
+"""Part 3: lineage, impact, diff and reproduce through GraphQL beside Cypher through the driver.
+
+Two raw baselines: the read model's own Cypher text sent straight through the driver (the
+ratio is then the whole API layer: GraphQL, conversion, DataLoaders), and a minimal
+hand-written BFS that returns only the reached nodes (no scope filter, no edges).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from neo4j import Driver
+
+from benchmarks.gql import GraphQL
+from benchmarks.report import Table, line_plot, percentile, ratio
+from provgraph.query.cypher import traversal
+from provgraph.query.cypher.reads import LINEAGE_RELS
+from provgraph.query.model import Direction, Scope
+
+DEPTHS = (1, 3, 5, 10, 20)
+_SCOPE = {"all": True, "projects": [], "as_of": None}
+_GQL_LINEAGE = """
+query($id: ID!, $depth: Int!) {
+  lineage(id: $id, direction: %s, depth: $depth) {
+    root { id } nodes { id } edges { from to type } truncated depths
+  }
+}"""
+_GQL_IMPACT = "query($id: ID!) { impact(id: $id) { node { id } path { nodes { id } } } }"
+_GQL_DIFF = "query($a: ID!, $b: ID!) { diff(a: $a, b: $b) }"
+_GQL_REPRODUCE = "query($id: ID!) { reproduce(id: $id) }"
+
+
+def _hand_written(direction: Direction, depth: int) -> str:
+    left, right = ("-", "->") if direction is Direction.UPSTREAM else ("<-", "-")
+    return f"""
+MATCH (root:Entity {{id: $id}})
+MATCH p = SHORTEST 1 (root){left}[:{LINEAGE_RELS}]{right}{{1,{depth}}}(n:Entity)
+RETURN n {{.*}} AS node, length(p) AS depth
+"""
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+class Sides:
+    """The callables of one operation: GraphQL, same Cypher raw, hand-written raw."""
+
+    def __init__(self, driver: Driver, gql: GraphQL) -> None:
+        self.driver, self.gql = driver, gql
+
+    def cypher(self, text: str, **params: Any) -> Callable[[], Any]:
+        return lambda: self.driver.execute_query(text, {**_SCOPE, **params})
+
+    def lineage(self, direction: Direction, depth: int, root: str) -> dict[str, Callable[[], Any]]:
+        limits = {"types": [], "limit": 1000, "fetch": 1001}
+        query = _GQL_LINEAGE % direction.name
+        return {
+            "graphql": lambda: self.gql.execute(query, id=root, depth=depth),
+            "raw (same Cypher)": self.cypher(
+                traversal.lineage(direction, depth), id=root, **limits
+            ),
+            "raw (hand-written)": self.cypher(_hand_written(direction, depth), id=root),
+        }
+
+    def impact(self, root: str) -> dict[str, Callable[[], Any]]:
+        text = traversal.impact(20)
+        dead = {"dead_model": ["retired", "rejected"], "dead_deployment": "retired"}
+        return {
+            "graphql": lambda: self.gql.execute(_GQL_IMPACT, id=root),
+            "raw (same Cypher)": self.cypher(text, id=root, **dead),
+        }
+
+    def recipes(self, kind: str, a: str, b: str) -> dict[str, Callable[[], Any]]:
+        everything = Scope.everything()
+        if kind == "diff":
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_DIFF, a=a, b=b),
+                "raw (recipes via driver)": lambda: self.gql.recipes.diff(a, b, everything),
+            }
+        return {
+            "graphql": lambda: self.gql.execute(_GQL_REPRODUCE, id=a),
+            "raw (recipes via driver)": lambda: self.gql.recipes.reproduce(a, everything),
+        }
+
+
+def _measure(cases: list[dict[str, Callable[[], Any]]], n: int) -> dict[str, list[float]]:
+    """Every side of every case, interleaved call by call (so drift hits all sides alike)."""
+    samples: dict[str, list[float]] = {side: [] for side in cases[0]}
+    for case in cases:  # warm-up: plans cached, pages in memory
+        for fn in case.values():
+            fn()
+    for i in range(n):
+        for side, fn in cases[i % len(cases)].items():
+            samples[side].append(_timed(fn))
+    return samples
+
+
+def run(driver: Driver, projects: list[str], samples: int) -> Table:
+    gql, table = GraphQL(driver), None
+    sides = Sides(driver, gql)
+    tops = [f"model:{p}/chat-7b@4.0.0" for p in projects]
+    bottoms = [f"dataset:{p}/web-0@v1" for p in projects]
+    rows: list[tuple[str, dict[str, list[float]]]] = []
+    for direction, roots in ((Direction.UPSTREAM, tops), (Direction.DOWNSTREAM, bottoms)):
+        for depth in DEPTHS:
+            cases = [sides.lineage(direction, depth, r) for r in roots]
+            rows.append((f"lineage {direction.name.lower()} d={depth}", _measure(cases, samples)))
+    rows.append(("impact", _measure([sides.impact(r) for r in bottoms], samples)))
+    runs = [(f"run:{p}-e3-r0", f"run:{p}-e3-r1") for p in projects]
+    rows.append(("diff", _measure([sides.recipes("diff", a, b) for a, b in runs], samples)))
+    rows.append(("reproduce", _measure([sides.recipes("reproduce", t, "") for t in tops], samples)))
+    gql.close()
+    table = Table(
+        "queries",
+        f"Queries: p50/p99 ms, {samples} calls per row over {len(projects)} start nodes",
+        [
+            "query",
+            "graphql p50",
+            "graphql p99",
+            "raw p50",
+            "raw p99",
+            "GraphQL/raw p50",
+            "hand-written p50",
+            "GraphQL/hand-written p50",
+        ],
+    )
+    for name, s in rows:
+        raw = next(v for k, v in s.items() if k.startswith("raw (same") or k.startswith("raw (rec"))
+        hand = s.get("raw (hand-written)")
+        g50, r50 = percentile(s["graphql"], 50), percentile(raw, 50)
+        h50 = percentile(hand, 50) if hand else float("nan")
+        table.add(
+            name,
+            g50,
+            percentile(s["graphql"], 99),
+            r50,
+            percentile(raw, 99),
+            ratio(g50, r50),
+            h50,
+            ratio(g50, h50) if hand else "-",
+        )
+    lineage = [r for r in table.rows if str(r[0]).startswith("lineage")]
+    table.ratios = {
+        "GraphQL/raw lineage p50 (worst)": max(float(r[5]) for r in lineage),
+        "GraphQL/raw lineage p50 (median)": sorted(float(r[5]) for r in lineage)[len(lineage) // 2],
+    }
+    table.extra = {"calls_per_row": samples, "start_nodes": tops + bottoms}
+    series = {}
+    for way in ("upstream", "downstream"):
+        picked = [r for r in lineage if way in str(r[0])]
+        series[f"graphql {way}"] = ([float(d) for d in DEPTHS], [float(r[1]) for r in picked])
+        series[f"raw {way}"] = ([float(d) for d in DEPTHS], [float(r[3]) for r in picked])
+    line_plot("queries", "Lineage p50 by depth", series, "depth", "ms")
+    return table

@@ -1,0 +1,92 @@
+"""Parts 4 and 6: replay events/s against live ingest, and projector RSS through a backlog."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import psutil
+
+from benchmarks.pipeline import Prepared, check_graph
+from benchmarks.report import Table, line_plot, median, ratio
+from benchmarks.servers import PrivateInfra
+from provgraph.ingest.replay import replay
+from provgraph.ingest.writer import GraphWriter
+
+# The projector as its own process, through a backlog until idle: what `provgraph projector`
+# runs, without the endless loop.
+_PROJECTOR = """
+from provgraph.ingest.projector import Projector
+from provgraph.ingest.settings import IngestSettings
+projector = Projector(IngestSettings())
+projector.run_until_idle(timeout_s=3600)
+projector.close()
+"""
+
+
+def run_replay(infra: PrivateInfra, data: Prepared, topic: str, live: float, repeat: int) -> Table:
+    n, seconds = len(data.records), []
+    for _ in range(repeat):
+        infra.clear_graph()
+        start = time.perf_counter()
+        records, _, _ = replay(infra.ingest_settings(topic), GraphWriter(infra.driver))
+        seconds.append(time.perf_counter() - start)
+        if records != n:
+            raise RuntimeError(f"replay read {records} records, expected {n}")
+        check_graph(infra, data.expected, "replay")
+    rate = n / median(seconds)
+    table = Table(
+        "replay",
+        f"Replay from offset 0 into an empty graph, {n:,} events (median of {repeat})",
+        ["side", "events/s"],
+    )
+    table.add("replay (provgraph replay)", rate)
+    table.add("live ingest (end to end)", live)
+    table.ratios = {"replay/live": ratio(rate, live)}
+    table.extra = {"seconds": seconds}
+    return table
+
+
+def run_memory(infra: PrivateInfra, data: Prepared, topic: str) -> Table:
+    """Sample the projector process's RSS every 0.2 s while it works through `topic`."""
+    infra.clear_graph()
+    settings = infra.ingest_settings(topic)
+    env = {
+        **os.environ,
+        **{f"PROVGRAPH_{k.upper()}": str(v) for k, v in settings.model_dump().items()},
+    }
+    proc = subprocess.Popen([sys.executable, "-c", _PROJECTOR], env=env)
+    watch, start = psutil.Process(proc.pid), time.perf_counter()
+    times: list[float] = []
+    rss: list[float] = []
+    while proc.poll() is None:
+        try:
+            mb = watch.memory_info().rss / 2**20
+        except psutil.NoSuchProcess:
+            break
+        if mb > 0:  # an exited process not yet reaped reports 0
+            rss.append(mb)
+            times.append(time.perf_counter() - start)
+        time.sleep(0.2)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the projector process failed ({proc.returncode})")
+    check_graph(infra, data.expected, "projector through a backlog")
+    elapsed = time.perf_counter() - start
+    # Growth after the first quarter: by then the imports are done and full batches flow.
+    settled = rss[len(rss) // 4]
+    table = Table(
+        "memory",
+        f"Projector RSS through a backlog of {len(data.records):,} events",
+        ["measure", "value"],
+    )
+    table.add("seconds, process start to exit", elapsed)
+    table.add("events/s incl. start-up and group join", len(data.records) / elapsed)
+    table.add("RSS after the first quarter of the run (MB)", settled)
+    table.add("RSS peak (MB)", max(rss))
+    table.add("RSS at the end (MB)", rss[-1])
+    table.ratios = {"RSS growth after the first quarter (MB)": round(max(rss) - settled, 1)}
+    table.extra = {"rss_mb": rss, "t_s": times}
+    line_plot("memory", table.title, {"RSS": (times, rss)}, "seconds", "MB")
+    return table

@@ -1,0 +1,38 @@
+"""The query service's GraphQL schema executed in-process (no HTTP, so no auth in the way)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from neo4j import Driver
+
+from provgraph.query.graphql.schema import make_context, make_schema
+from provgraph.query.reader import GraphReader
+from provgraph.query.recipes import Recipes
+from provgraph.query.settings import QuerySettings
+
+
+class GraphQL:
+    """`execute(query, **variables)` -> data; a fresh context (DataLoaders) per call, as per
+    HTTP request."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.settings = QuerySettings()
+        self.reader = GraphReader(driver, settings=self.settings)
+        self.recipes = Recipes(driver)
+        self.schema = make_schema(self.settings)
+        self.loop = asyncio.new_event_loop()
+
+    def execute(self, query: str, **variables: Any) -> dict[str, Any]:
+        context = make_context(self.settings, self.reader, self.recipes)
+        result = self.loop.run_until_complete(
+            self.schema.execute(query, variable_values=variables, context_value=context)
+        )
+        if result.errors:
+            raise RuntimeError(f"GraphQL errors: {result.errors}")
+        assert result.data is not None
+        return result.data
+
+    def close(self) -> None:
+        self.loop.close()

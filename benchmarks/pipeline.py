@@ -1,0 +1,166 @@
+"""The ways the same events reach Neo4j: end to end through Kafka and the projector, the raw
+UNWIND limit, the naive one-transaction-per-event projector; and the graph check."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import pickle
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.servers import PrivateInfra
+from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.projection import EventMutations, project_event
+from provgraph.ingest.projection.memory import MemoryGraph
+from provgraph.ingest.projector import Projector
+from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.writer import GraphWriter
+from provgraph.schemas import Event
+
+BATCH = 5000  # events per writer call on the limit side: the projector's max poll batch
+
+
+class BenchmarkError(Exception):
+    """A benchmark's result failed its check: no time is reported for it."""
+
+
+@dataclass
+class Prepared:
+    """The workload in every form the sides need, built before any clock starts."""
+
+    events: list[Event]
+    records: list[tuple[bytes, bytes]]
+    changes: list[EventMutations]
+    expected: str  # digest of the graph the pure projection folds in memory
+
+    @classmethod
+    def of(cls, events: list[Event]) -> Prepared:
+        records = [(e.kafka_key(), e.to_json_bytes()) for e in events]
+        changes = [project_event(e) for e in events]
+        return cls(events, records, changes, expected_digest(events))
+
+
+def expected_digest(events: Sequence[Event]) -> str:
+    return MemoryGraph().fold(events).canonical().digest()
+
+
+def check_graph(infra: PrivateInfra, expected: str, what: str) -> None:
+    """The Neo4j graph must equal the in-memory fold of the same events, or nothing counts."""
+    actual = read_graph(infra.driver).digest()
+    if actual != expected:
+        raise BenchmarkError(f"{what}: Neo4j graph {actual[:12]} != expected {expected[:12]}")
+
+
+# -- producing --------------------------------------------------------------------------------
+
+
+def _produce_child(path: str, settings: dict[str, Any], go: Any, out: Any) -> None:
+    from kafka import KafkaProducer
+
+    from provgraph.ingest.producer import producer_config
+
+    records = pickle.loads(Path(path).read_bytes())
+    config = producer_config(IngestSettings(**settings))
+    producer = KafkaProducer(**{**config, "client_id": "bench-producer"})
+    topic = settings["events_topic"]
+    go.wait()
+    start = time.perf_counter()
+    for key, value in records:
+        producer.send(topic, key=key, value=value)
+    producer.flush()
+    out.put(time.perf_counter() - start)
+    producer.close()
+
+
+class ProducerProcess:
+    """The producer in its own process (as producers are), released by `go()`."""
+
+    def __init__(self, records: list[tuple[bytes, bytes]], settings: IngestSettings) -> None:
+        ctx = mp.get_context("spawn")
+        self._file = tempfile.NamedTemporaryFile(suffix=".pkl", delete=False)  # noqa: SIM115
+        self._file.write(pickle.dumps(records))
+        self._file.close()
+        self._go, self._out = ctx.Event(), ctx.Queue()
+        # Throughput settings: a longer linger fills batches; the timeout covers a backlog.
+        values = {**settings.model_dump(), "produce_linger_ms": 20, "produce_timeout_s": 120.0}
+        self.process = ctx.Process(
+            target=_produce_child, args=(self._file.name, values, self._go, self._out)
+        )
+        self.process.start()
+
+    def go(self) -> None:
+        self._go.set()
+
+    def check(self) -> None:
+        """Raise when the producer died without finishing."""
+        code = self.process.exitcode
+        if code not in (None, 0):
+            raise BenchmarkError(f"the producer process failed (exit code {code})")
+
+    def seconds(self) -> float:
+        value = float(self._out.get(timeout=600))
+        self.process.join(30)
+        Path(self._file.name).unlink(missing_ok=True)
+        return value
+
+
+def fill_topic(infra: PrivateInfra, data: Prepared, stem: str) -> str:
+    """A new topic holding every event of `data` (a backlog)."""
+    topic = infra.new_topic(stem)
+    producer = ProducerProcess(data.records, infra.ingest_settings(topic))
+    producer.go()
+    producer.seconds()
+    return topic
+
+
+# -- the sides ------------------------------------------------------------------------------------
+
+
+def end_to_end(infra: PrivateInfra, data: Prepared) -> tuple[float, str]:
+    """Produce into a fresh topic while a live projector applies it; seconds until the last
+    event is committed in Neo4j (and so queryable). Returns (seconds, topic)."""
+    infra.clear_graph()
+    topic = infra.new_topic("e2e")
+    settings = infra.ingest_settings(topic)
+    producer = ProducerProcess(data.records, settings)
+    projector = Projector(settings, infra.driver)
+    try:
+        while not projector.consumer.assignment():  # a running projector has joined already
+            projector.step()
+        time.sleep(1.0)  # the child process has loaded its records
+        producer.go()
+        start = time.perf_counter()
+        while projector.stats.records < len(data.records):
+            if projector.step() == 0:
+                producer.check()
+        seconds = time.perf_counter() - start
+        producer.seconds()
+    finally:
+        projector.close()
+    if infra.count_applied() != len(data.records):
+        raise BenchmarkError("end to end: not every event was applied")
+    return seconds, topic
+
+
+def limit(infra: PrivateInfra, data: Prepared) -> float:
+    """The same graph written straight with the UNWIND writer: no Kafka, no parsing."""
+    infra.clear_graph()
+    writer = GraphWriter(infra.driver)
+    start = time.perf_counter()
+    for at in range(0, len(data.changes), BATCH):
+        writer.write(data.changes[at : at + BATCH])
+    return time.perf_counter() - start
+
+
+def naive(infra: PrivateInfra, data: Prepared, count: int) -> float:
+    """Each of the first `count` events applied in its own transaction; seconds per event."""
+    infra.clear_graph()
+    writer = GraphWriter(infra.driver)
+    start = time.perf_counter()
+    for change in data.changes[:count]:
+        writer.write([change])
+    return (time.perf_counter() - start) / count

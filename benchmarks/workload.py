@@ -1,0 +1,256 @@
+"""A seeded, realistic LLM-training lineage workload of (about) S events, for the benchmarks.
+
+Each project holds: a base and a trainer environment image; raw web datasets with version
+chains, cleaned versions derived from them (with cleaning rules and quality gates, some of
+which fail and are re-cleaned), a weighted mix and an evaluation set; experiments whose runs
+log step metrics and save checkpoints every N steps, some failing (and restarted from their
+last checkpoint), some preempted and resumed; the best run of each experiment becomes a model
+version that is evaluated, approved, delivered and deployed, and the next experiment
+fine-tunes from it. Projects repeat until S events exist; the stream is cut at exactly S.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from benchmarks.workload_data import Corpus
+from benchmarks.workload_release import Release
+from provgraph.schemas import (
+    CheckpointSaved,
+    Event,
+    ExperimentCreated,
+    Payload,
+    RunCompleted,
+    RunFailed,
+    RunMetricsLogged,
+    RunResumed,
+    RunStarted,
+    checkpoint_id,
+    run_id,
+)
+from provgraph.schemas.events.checkpoint import CheckpointSavedPayload
+from provgraph.schemas.events.experiment import (
+    CodeRef,
+    ExperimentCreatedPayload,
+    RunInput,
+    RunStartedPayload,
+)
+from provgraph.schemas.events.run import (
+    MetricPoint,
+    RunCompletedPayload,
+    RunError,
+    RunFailedPayload,
+    RunMetricsLoggedPayload,
+    RunResumedPayload,
+)
+
+EPOCH = datetime(2025, 1, 6, tzinfo=UTC)
+PRODUCER = "https://provgraph.dev/benchmarks/llm-workload"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How one project looks; the defaults give about 1,600 events per project."""
+
+    raw_datasets: int = 4
+    raw_versions: int = 3
+    experiments: int = 4
+    runs_per_experiment: int = 8
+    steps: int = 2000
+    metric_every: int = 50
+    checkpoint_every: int = 500
+    fail_rate: float = 0.15
+    preempt_rate: float = 0.15
+    gate_fail_rate: float = 0.25
+
+
+class Stream:
+    """The event list with a deterministic clock and event ids."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.events: list[Event] = []
+        self.clock = EPOCH
+
+    def emit(self, cls: type[Event], project: str, payload: Payload) -> None:
+        self.clock += timedelta(milliseconds=self.rng.randrange(1, 2000))
+        event_id = uuid.UUID(int=self.rng.getrandbits(128), version=4)
+        self.events.append(
+            cls.create(
+                project=project,
+                producer=PRODUCER,
+                actor="service:trainer",
+                payload=payload,
+                occurred_at=self.clock,
+                event_id=event_id,
+            )
+        )
+
+    def emit_for(self, project: str) -> Callable[[type[Event], Payload], None]:
+        return lambda cls, payload: self.emit(cls, project, payload)
+
+    def digest(self, text: str) -> str:
+        return "sha256:" + hashlib.sha256(f"{text}:{self.rng.random()}".encode()).hexdigest()
+
+
+class LlmWorkload:
+    """`LlmWorkload(seed).build(scale)`: the same events for the same seed, scale and shape."""
+
+    def __init__(self, seed: int = 7, shape: Shape | None = None) -> None:
+        self.shape = shape or Shape()
+        self.rng = random.Random(seed)
+        self.stream = Stream(self.rng)
+
+    EVENT_TYPES = (
+        "environment.snapshot.recorded",
+        "dataset.registered",
+        "dataset.version.created",
+        "experiment.created",
+        "run.started",
+        "run.metrics.logged",
+        "checkpoint.saved",
+        "run.resumed",
+        "run.failed",
+        "run.completed",
+        "model.version.registered",
+        "model.version.evaluated",
+        "model.version.status.changed",
+        "deployment.created",
+        "deployment.updated",
+    )
+    """Every event type the workload produces (one project holds them all)."""
+
+    def build(self, scale: int) -> list[Event]:
+        """Whole projects until `scale` events exist, cut at exactly `scale`."""
+        number = 0
+        while len(self.stream.events) < scale:
+            self._project(f"llm-{number:05d}")
+            number += 1
+        return self.stream.events[:scale]
+
+    def _emit(self, project: str) -> Callable[[type[Event], Payload], None]:
+        return self.stream.emit_for(project)
+
+    def _project(self, project: str) -> None:
+        release = Release(self.stream, project, self.rng)
+        environment = release.environments()
+        shape = self.shape
+        corpus = Corpus(
+            self.stream, self.rng, shape.raw_datasets, shape.raw_versions, shape.gate_fail_rate
+        )
+        train, evaluation = corpus.build(project)
+        base: str | None = None
+        for e in range(self.shape.experiments):
+            best = self._experiment(project, e, environment, (train, evaluation), base)
+            base = release.ship(best, e, evaluation)
+
+    # -- experiments and runs ----------------------------------------------------------------
+
+    def _experiment(
+        self, project: str, e: int, env: str, data: tuple[str, str], base: str | None
+    ) -> tuple[str, str]:
+        key = f"exp-{e}"
+        goal = "pretrain" if base is None else "fine-tune from the previous release"
+        self._emit(project)(
+            ExperimentCreated, ExperimentCreatedPayload(key=key, number=e + 1, goal=goal)
+        )
+        best: tuple[float, str, str] | None = None
+        for r in range(self.shape.runs_per_experiment):
+            key_r = f"{project}-e{e}-r{r}"
+            done = self._run(project, key_r, e, r, env, data, base, None)
+            if done is None:
+                continue
+            if best is None or done[0] < best[0]:
+                best = done
+        assert best is not None, "every experiment ends with at least one completed run"
+        return best[1], best[2]
+
+    def _run(
+        self,
+        project: str,
+        key: str,
+        e: int,
+        r: int,
+        env: str,
+        data: tuple[str, str],
+        base: str | None,
+        resumed_from: str | None,
+    ) -> tuple[float, str, str] | None:
+        """Start, log, checkpoint, end; a failed run restarts from its last checkpoint."""
+        shape, emit = self.shape, self._emit(project)
+        inputs = (
+            RunInput(dataset_version=data[0], role="train"),
+            RunInput(dataset_version=data[1], role="validation"),
+        )
+        params = {"lr": self.rng.choice([1e-4, 2e-4, 3e-4]), "batch": 512, "warmup": 100}
+        code = CodeRef(
+            repo="https://git.example/llm", commit=f"{self.rng.getrandbits(40):010x}", dirty=False
+        )
+        start = RunStartedPayload(
+            run_id=key,
+            experiment=f"experiment:{project}/exp-{e}",
+            run_number=r + 1,
+            params=params,
+            code=code,
+            environment=env,
+            inputs=inputs,
+            base_model=base,
+            resumed_from=resumed_from,
+        )
+        emit(RunStarted, start)
+        fails = resumed_from is None and self.rng.random() < shape.fail_rate
+        stop_at = self.rng.randrange(shape.checkpoint_every, shape.steps) if fails else shape.steps
+        last_ckpt, loss = "", 3.0
+        for step in range(shape.metric_every, stop_at + 1, shape.metric_every):
+            loss *= self.rng.uniform(0.97, 0.999)
+            points = tuple(
+                MetricPoint(name=n, step=step, value=v)
+                for n, v in (("loss", loss), ("lr", params["lr"]), ("grad_norm", self.rng.random()))
+            )
+            emit(RunMetricsLogged, RunMetricsLoggedPayload(run_id=key, points=points))
+            if step % shape.checkpoint_every == 0:
+                last_ckpt = self._checkpoint(emit, key, step)
+                if step < stop_at and self.rng.random() < shape.preempt_rate / 4:
+                    resumed = RunResumedPayload(
+                        run_id=key,
+                        from_checkpoint=last_ckpt,
+                        interruption_cause="preempted",
+                        steps_lost=self.rng.randrange(0, shape.checkpoint_every),
+                    )
+                    emit(RunResumed, resumed)
+        if fails:
+            error = RunError(type="CUDAOutOfMemory", message="CUDA out of memory")
+            emit(
+                RunFailed,
+                RunFailedPayload(run_id=key, conclusion="oom", error=error, final_step=stop_at),
+            )
+            if not last_ckpt:
+                return None
+            return self._run(project, f"{key}-retry", e, r, env, data, base, last_ckpt)
+        done = RunCompletedPayload(
+            run_id=key, conclusion="converged", final_metrics={"loss": loss}, final_step=stop_at
+        )
+        emit(RunCompleted, done)
+        return loss, run_id(key), last_ckpt
+
+    def _checkpoint(self, emit: Callable[[type[Event], Payload], None], key: str, step: int) -> str:
+        payload = CheckpointSavedPayload(
+            run_id=key,
+            step=step,
+            uri=f"s3://ckpt/{key}/{step}",
+            checksum=self.stream.digest(f"{key}/{step}"),
+            size_bytes=2 * 10**9,
+            format="safetensors",
+        )
+        emit(CheckpointSaved, payload)
+        return checkpoint_id(key, step)
+
+
+def build(scale: int, seed: int = 7) -> list[Event]:
+    """The default workload of `scale` events."""
+    return LlmWorkload(seed).build(scale)

@@ -43,7 +43,7 @@ def test_readyz_is_503_when_neo4j_is_down() -> None:
     with TestClient(create_app(settings)) as client:
         started = time.monotonic()
         response = client.get("/readyz")
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < 10  # bounded by the probe timeout, not a hang
         assert client.get("/healthz").status_code == 200  # alive, just not ready
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "UNAVAILABLE"

@@ -88,7 +88,9 @@ def test_emit_never_waits_while_the_transport_is_down(
         started = time.perf_counter()
         emitter.emit(metric_event(step % 3, step))
         slowest = max(slowest, time.perf_counter() - started)
-    assert slowest < 0.05
+    # Not a speed test (benchmarks/ measures that): it only tells a queue hand-off from an
+    # emit that waited for the retrying sender, with room for a loaded machine.
+    assert slowest < 1.0
     transport.up = True
     assert emitter.flush(timeout=10)
     assert_in_order_and_complete(transport, range(500))

@@ -64,6 +64,6 @@ def test_hung_probe_answers_within_timeout() -> None:
         readiness.check()
     with pytest.raises(UnavailableError, match="previous readiness probe"):
         readiness.check()  # no second probe piles up behind the hung one
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 3.0  # far below the 5 s hang: it did not wait for it
     release.set()
     readiness.close()

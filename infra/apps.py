@@ -16,6 +16,8 @@ from provgraph.infra.errors import PortInUseError, StartupError
 from provgraph.infra.process import ManagedProcess, port_is_free, wait_until
 from provgraph.infra.settings import InfraSettings
 
+_PORTLESS_GRACE_S = 3.0
+
 
 @dataclass(frozen=True)
 class AppSpec:
@@ -87,14 +89,22 @@ class Apps:
 
     def up(self) -> list[str]:
         """Start every available app that is not running; return the names now running."""
-        running = []
-        for spec in self.specs:
-            if not spec.available():
-                continue
-            proc = self.process(spec)
-            if proc.pid() is None:
-                self._start(spec, proc)
-            running.append(spec.name)
+        running: list[str] = []
+        started: list[ManagedProcess] = []
+        try:
+            for spec in self.specs:
+                if not spec.available():
+                    continue
+                proc = self.process(spec)
+                if proc.pid() is None:
+                    self._start(spec, proc)
+                    started.append(proc)
+                running.append(spec.name)
+        except BaseException:
+            # Leave no half-started stack: stop what this call started, then report.
+            for proc in reversed(started):
+                proc.stop(20.0)
+            raise
         return running
 
     def down(self) -> list[str]:
@@ -120,7 +130,11 @@ class Apps:
         if not wait_until(lambda: self._up_or_dead(spec, proc), 60.0, interval_s=0.5):
             proc.stop(5.0)
             raise StartupError(f"{spec.name} did not become healthy in 60s:\n{proc.log_tail()}")
+        if spec.port is None:
+            # No health endpoint (the projector): it must at least survive its first seconds.
+            wait_until(lambda: proc.pid() is None, _PORTLESS_GRACE_S)
         if proc.pid() is None:
+            proc.stop(5.0)  # clears its pid file
             raise StartupError(f"{spec.name} exited at startup:\n{proc.log_tail()}")
 
     def _up_or_dead(self, spec: AppSpec, proc: ManagedProcess) -> bool:

@@ -8,6 +8,7 @@ runId, eventType and eventTime), so a resend is a duplicate and folds in once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from datetime import datetime
@@ -24,7 +25,7 @@ from provgraph.ingest.openlineage.spec import (
     looks_like_openlineage,
     spec_errors,
 )
-from provgraph.schemas import Event, parse_event
+from provgraph.schemas import ContractError, Event, parse_event
 from provgraph.schemas.events.openlineage import (
     OpenLineageDataset,
     OpenLineageDatasetEvent,
@@ -158,6 +159,11 @@ def decode_log_value(raw: bytes, names: NamespaceMap | None = None) -> Event:
     """Read one record of the event log: a provgraph event, or a raw OpenLineage event (as
     OpenLineage's Kafka transport writes it), which is checked against the OpenLineage
     schema and wrapped like the HTTP endpoint does (`names` default: the configured map)."""
+    if b'"event_type"' in raw:
+        # The common case on the projector's hot path, a provgraph envelope: parse it once.
+        # Anything else (poison, or OpenLineage mentioning the key) takes the path below.
+        with contextlib.suppress(ContractError):
+            return parse_event(raw)
     try:
         data = json.loads(raw)
     except (UnicodeDecodeError, ValueError):

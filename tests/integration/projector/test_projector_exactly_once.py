@@ -78,12 +78,16 @@ def test_two_projectors_in_one_group_split_partitions_and_build_the_same_graph(
     import threading
 
     events = Workload(project, 5).build(runs=5, datasets=3)
-    produce(settings, events, [])
     workers = [Projector(settings, neo4j_driver) for _ in range(2)]
     threads = [threading.Thread(target=w.run) for w in workers]
     for thread in threads:
         thread.start()
     try:
+        # Produce only once both hold partitions: otherwise the first to join may read all.
+        joined = time.monotonic() + 30
+        while not all(w.consumer.assignment() for w in workers) and time.monotonic() < joined:
+            time.sleep(0.2)
+        produce(settings, events, [])
         expected = MemoryGraph().fold(events).canonical(project)
         deadline = time.monotonic() + 60
         while read_graph(neo4j_driver, project) != expected and time.monotonic() < deadline:

@@ -1,4 +1,4 @@
-"""Fixtures of the OpenLineage tests: settings bound to a fresh topic, projector included."""
+"""Fixtures shared by integration tests: settings bound to a fresh event-log topic."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from provgraph.ingest.settings import IngestSettings
 def settings(
     kafka_bootstrap: str, kafka_topic: str, neo4j_endpoint: Any, neo4j_driver: Driver
 ) -> Iterator[IngestSettings]:
+    """Ingest/projector settings on the test's own topic, DLQ and consumer group."""
     apply_schema(neo4j_driver)
     dlq = f"{kafka_topic}.dlq"
     admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)

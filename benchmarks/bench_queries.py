@@ -14,10 +14,12 @@ from typing import Any
 from neo4j import Driver
 
 from benchmarks.gql import GraphQL
+from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, line_plot, percentile, ratio
 from provgraph.query.cypher import traversal
 from provgraph.query.cypher.reads import LINEAGE_RELS
 from provgraph.query.model import Direction, Scope
+from provgraph.query.reader_convert import node_view
 
 DEPTHS = (1, 3, 5, 10, 20)
 _SCOPE = {"all": True, "projects": [], "as_of": None}
@@ -67,6 +69,20 @@ class Sides:
             "raw (hand-written)": self.cypher(_hand_written(direction, depth), id=root),
         }
 
+    def lineage_answer(self, direction: Direction, depth: int, root: str) -> int:
+        """The three sides must reach the same nodes before any time counts; returns how many."""
+        sides = self.lineage(direction, depth, root)
+        graphql = {n["id"] for n in sides["graphql"]()["lineage"]["nodes"]}
+        records = sides["raw (same Cypher)"]().records
+        same = {node_view(x["node"]).id for x in records[0]["kept"]} if records else set()
+        hand = {r["node"]["id"] for r in sides["raw (hand-written)"]().records}
+        if not graphql or graphql != same or graphql != hand:
+            raise BenchmarkError(
+                f"lineage {direction.name.lower()} d={depth} from {root}: GraphQL reached"
+                f" {len(graphql)} nodes, the same Cypher {len(same)}, hand-written {len(hand)}"
+            )
+        return len(graphql)
+
     def impact(self, root: str) -> dict[str, Callable[[], Any]]:
         text = traversal.impact(20)
         dead = {"dead_model": ["retired", "rejected"], "dead_deployment": "retired"}
@@ -100,16 +116,20 @@ def _measure(cases: list[dict[str, Callable[[], Any]]], n: int) -> dict[str, lis
     return samples
 
 
-def run(driver: Driver, projects: list[str], samples: int) -> Table:
+def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Table:
+    """`tops`: model versions to trace upstream; `bottoms`: dataset versions with a downstream."""
     gql, table = GraphQL(driver), None
     sides = Sides(driver, gql)
-    tops = [f"model:{p}/chat-7b@4.0.0" for p in projects]
-    bottoms = [f"dataset:{p}/web-0@v1" for p in projects]
+    projects = [t.removeprefix("model:").split("/")[0] for t in tops]
     rows: list[tuple[str, dict[str, list[float]]]] = []
+    sizes: dict[str, float] = {}  # mean nodes reached per start node, checked on every side
     for direction, roots in ((Direction.UPSTREAM, tops), (Direction.DOWNSTREAM, bottoms)):
         for depth in DEPTHS:
+            reached = [sides.lineage_answer(direction, depth, r) for r in roots]
             cases = [sides.lineage(direction, depth, r) for r in roots]
-            rows.append((f"lineage {direction.name.lower()} d={depth}", _measure(cases, samples)))
+            name = f"lineage {direction.name.lower()} d={depth}"
+            sizes[name] = sum(reached) / len(reached)
+            rows.append((name, _measure(cases, samples)))
     rows.append(("impact", _measure([sides.impact(r) for r in bottoms], samples)))
     runs = [(f"run:{p}-e3-r0", f"run:{p}-e3-r1") for p in projects]
     rows.append(("diff", _measure([sides.recipes("diff", a, b) for a, b in runs], samples)))
@@ -120,6 +140,7 @@ def run(driver: Driver, projects: list[str], samples: int) -> Table:
         f"Queries: p50/p99 ms, {samples} calls per row over {len(projects)} start nodes",
         [
             "query",
+            "nodes reached",
             "graphql p50",
             "graphql p99",
             "raw p50",
@@ -136,6 +157,7 @@ def run(driver: Driver, projects: list[str], samples: int) -> Table:
         h50 = percentile(hand, 50) if hand else float("nan")
         table.add(
             name,
+            round(sizes[name], 1) if name in sizes else "-",
             g50,
             percentile(s["graphql"], 99),
             r50,
@@ -146,14 +168,14 @@ def run(driver: Driver, projects: list[str], samples: int) -> Table:
         )
     lineage = [r for r in table.rows if str(r[0]).startswith("lineage")]
     table.ratios = {
-        "GraphQL/raw lineage p50 (worst)": max(float(r[5]) for r in lineage),
-        "GraphQL/raw lineage p50 (median)": sorted(float(r[5]) for r in lineage)[len(lineage) // 2],
+        "GraphQL/raw lineage p50 (worst)": max(float(r[6]) for r in lineage),
+        "GraphQL/raw lineage p50 (median)": sorted(float(r[6]) for r in lineage)[len(lineage) // 2],
     }
     table.extra = {"calls_per_row": samples, "start_nodes": tops + bottoms}
     series = {}
     for way in ("upstream", "downstream"):
         picked = [r for r in lineage if way in str(r[0])]
-        series[f"graphql {way}"] = ([float(d) for d in DEPTHS], [float(r[1]) for r in picked])
-        series[f"raw {way}"] = ([float(d) for d in DEPTHS], [float(r[3]) for r in picked])
+        series[f"graphql {way}"] = ([float(d) for d in DEPTHS], [float(r[2]) for r in picked])
+        series[f"raw {way}"] = ([float(d) for d in DEPTHS], [float(r[4]) for r in picked])
     line_plot("queries", "Lineage p50 by depth", series, "depth", "ms")
     return table

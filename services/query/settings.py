@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -42,3 +43,5 @@ class QuerySettings(BaseSettings):
     graphql_max_tokens: int = 2_000
     graphql_max_complexity: int = 5_000
     graphql_introspection: bool = True
+    # Query texts whose parsed and validated document is kept (0: none; see graphql/doccache.py).
+    graphql_document_cache: int = Field(default=256, ge=0)

@@ -14,6 +14,7 @@ from strawberry.types import ExecutionContext
 # Every node type must be imported so that `to_node` knows it and the schema lists it.
 from provgraph.query.graphql import data, models, runs
 from provgraph.query.graphql.context import GraphContext, scope_for
+from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
@@ -47,6 +48,8 @@ class Query(LookupQuery, TraversalQuery):
 class ProvenanceSchema(strawberry.Schema):
     """Logs only unexpected errors: a NOT_FOUND is the caller's answer, not an incident."""
 
+    document_cache: DocumentCache
+
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
@@ -54,14 +57,19 @@ class ProvenanceSchema(strawberry.Schema):
         super().process_errors(unexpected, execution_context)
 
 
-def make_schema(settings: QuerySettings) -> strawberry.Schema:
+def make_schema(settings: QuerySettings) -> ProvenanceSchema:
     """The schema with `settings`' limits; resolvers read everything else from the context."""
-    return ProvenanceSchema(
+    # Limits first: an oversized query is refused before anything runs. The document cache
+    # comes after them, so that a cached text is still checked against this schema's limits
+    # (its validation errors are cached with it).
+    cache = DocumentCache(settings.graphql_document_cache)
+    schema = ProvenanceSchema(
         query=Query,
         types=_TYPES,
-        # Limits first: an oversized query is refused before anything runs.
-        extensions=[*limit_extensions(settings), StructuredErrors],
+        extensions=[*limit_extensions(settings), cache.extension(), StructuredErrors],
     )
+    schema.document_cache = cache
+    return schema
 
 
 def make_context(

@@ -75,7 +75,7 @@ schemas: install
 	$(BIN)/python -m provgraph.schemas.jsonschema_gen
 
 # Private Kafka and Neo4j on free ports (the shared ones are not touched); BENCH_ARGS e.g.
-# "--scale 100000 --repeat 3" or "--only ingest,queries". Results: benchmarks/results/.
+# "--scale 100000 --repeat 3" or "--only ingest,queries". Results: benchmarks/results/s<scale>/.
 bench: install
 	$(BIN)/pip install -q -e '.[dev,bench]'
 	test -x .venv-mlflow/bin/mlflow || { $(PYTHON) -m venv .venv-mlflow && \

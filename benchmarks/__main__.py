@@ -23,9 +23,10 @@ from benchmarks import (
     bench_queries,
     bench_replay,
     bench_sdk,
+    report,
 )
 from benchmarks.pipeline import Prepared, fill_topic
-from benchmarks.report import RESULTS, Table, machine
+from benchmarks.report import Table, machine
 from benchmarks.servers import PrivateInfra
 from benchmarks.workload import build
 from provgraph.schemas.events.data import DatasetVersionCreatedPayload
@@ -44,6 +45,13 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3, help="repeated runs (medians)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--samples", type=int, default=60, help="calls per query row")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="directory for the JSON, Markdown and PNG files"
+        " (default: benchmarks/results/s<scale>, e.g. s100000)",
+    )
     args = parser.parse_args()
     unknown = set(args.only.split(",")) - set(PARTS)
     if unknown:
@@ -113,6 +121,7 @@ def main() -> None:
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     logging.getLogger("kafka").setLevel(logging.CRITICAL)  # start-up probes log refusals
     parts = set(args.only.split(","))
+    report.RESULTS = args.results or report.RESULTS / f"s{args.scale}"
     started = time.perf_counter()
     print(f"workload: {args.scale:,} events, seed {args.seed}", flush=True)
     data = Prepared.of(build(args.scale, args.seed))
@@ -137,7 +146,7 @@ def main() -> None:
     for table in tables:
         table.save(meta)
         print("\n" + table.render(), flush=True)
-    print(f"\nresults in {RESULTS} ({meta['wall_s']} s)")
+    print(f"\nresults in {report.RESULTS} ({meta['wall_s']} s)")
 
 
 if __name__ == "__main__":

@@ -42,9 +42,11 @@ class IngestSettings(BaseSettings):
     projector_group: str = "provgraph-projector"
     projector_max_batch: int = 5000
     projector_poll_timeout_ms: int = 500
-    # A crashed projector's partitions move to the others after this long (Kafka's default,
-    # 45 s, would stall the group that long after every crash).
-    projector_session_timeout_ms: int = 10_000
+    # A crashed projector's partitions move to the others after this long. Kafka's default,
+    # 45 s, stalls the group that long after every crash; 10 s was too short for a busy
+    # projector on a loaded 2-core machine (it lost its membership twice while working
+    # through a 1M-event backlog; harmless for the graph, but a rebalance each time).
+    projector_session_timeout_ms: int = 30_000
     # Retries while Neo4j is unavailable: exponential from the first delay, capped.
     projector_backoff_initial_s: float = 0.5
     projector_backoff_max_s: float = 10.0

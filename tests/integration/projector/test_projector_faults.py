@@ -85,6 +85,8 @@ class ProjectorProcess:
             PROVGRAPH_PROJECTOR_POLL_TIMEOUT_MS="200",
             PROVGRAPH_PROJECTOR_BACKOFF_INITIAL_S="0.2",
             PROVGRAPH_PROJECTOR_BACKOFF_MAX_S=str(BACKOFF_MAX_S),
+            # A killed member leaves the group after this; the restart's rebalance waits.
+            PROVGRAPH_PROJECTOR_SESSION_TIMEOUT_MS="10000",
         )
         env.update(extra)
         return env
@@ -213,9 +215,8 @@ def _crash_and_restart(
     }
     in_kafka = _kafka_committed(settings)
 
-    # The killed member stays in the group until its session times out (kafka-python's
-    # default session.timeout.ms, 45 s), and the restart's first rebalance waits for that:
-    # most of this test's time is spent here. The timeouts leave room for it.
+    # The killed member stays in the group until its session times out (10 s here, see
+    # `_env`), and the restart's first rebalance waits for that. The timeouts leave room.
     second = make(settings)
     second.start("--until-idle", "--timeout", "70")
     assert second.wait_exit(timeout_s=75) == 0, second.output()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import lru_cache
 from typing import Annotated, NamedTuple
 from uuid import UUID
 
@@ -151,8 +152,12 @@ def _kind_for(prefix: str, body: str) -> IdKind:
         raise InvalidIdError(f"unknown id prefix {prefix!r}; known: {', '.join(known)}") from None
 
 
+@lru_cache(maxsize=65_536)
 def parse_id(value: str) -> ParsedId:
-    """Split a typed id into (kind, parts); raise `InvalidIdError` with the expected format."""
+    """Split a typed id into (kind, parts); raise `InvalidIdError` with the expected format.
+
+    Memoised (bounded): the projector parses the same few ids in event after event; an
+    invalid id raises every time (exceptions are not cached)."""
     prefix, sep, body = value.partition(":")
     if not sep:
         raise InvalidIdError(f"typed id {value!r} has no '<kind>:' prefix (e.g. 'run:<run_id>')")
@@ -164,6 +169,7 @@ def parse_id(value: str) -> ParsedId:
     return ParsedId(kind, tuple(g for g in match.groups() if g is not None))
 
 
+@lru_cache(maxsize=65_536)
 def _segment(label: str, regex: str, value: str) -> str:
     if re.fullmatch(regex, value) is None:
         rule = _SEGMENT_RULES.get(label, _SEGMENT_RULES["name"])

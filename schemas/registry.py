@@ -35,6 +35,7 @@ class Registry:
 
     def __init__(self) -> None:
         self._models: dict[tuple[str, int], type[Event]] = {}
+        self._versions: dict[str, list[int]] = {}  # event_type -> versions, ascending
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
 
     def register(self, model: type[Event]) -> None:
@@ -43,6 +44,7 @@ class Registry:
         if key in self._models:
             raise RegistryError(f"{key[0]} v{key[1]} is already registered")
         self._models[key] = model
+        self._versions[key[0]] = sorted([*self._versions.get(key[0], []), key[1]])
 
     def register_upcaster(self, event_type: str, from_version: int, upcaster: Upcaster) -> None:
         """Add the step that rewrites `event_type` from `from_version` to the next version."""
@@ -54,11 +56,12 @@ class Registry:
 
     def versions(self, event_type: str) -> list[int]:
         """The registered schema versions of `event_type`, ascending."""
-        return sorted(v for t, v in self._models if t == event_type)
+        return list(self._versions.get(event_type, ()))
 
     def current_version(self, event_type: str) -> int:
         """The newest schema version of `event_type` (what writers emit)."""
-        return self.versions(event_type)[-1] if self.versions(event_type) else 0
+        known = self._versions.get(event_type)
+        return known[-1] if known else 0
 
     def models(self) -> list[type[Event]]:
         """Every registered model, sorted by (event_type, schema_version)."""
@@ -70,7 +73,7 @@ class Registry:
 
     def resolve(self, event_type: str, schema_version: int) -> type[Event]:
         """The model for this type and version, or a clear error saying why there is none."""
-        known = self.versions(event_type)
+        known = self._versions.get(event_type, [])
         if not known:
             raise UnknownEventTypeError([_unknown_type(event_type, self.event_types())])
         if schema_version > known[-1]:

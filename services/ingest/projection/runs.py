@@ -16,6 +16,7 @@ from provgraph.schemas import (
     RunStarted,
     run_id,
 )
+from provgraph.schemas.events.run import MetricPoint
 from provgraph.schemas.graph import Rel
 
 # Run status moves forward only: the highest rank seen wins, whatever the arrival order.
@@ -79,15 +80,18 @@ def _run_started(event: RunStarted) -> list[Mutation]:
 def _metrics_logged(event: RunMetricsLogged) -> list[Mutation]:
     ctx = Ctx(event)
     # Last value per metric = the highest (step, event version): a summary, not a series.
-    latest: dict[str, Versioned] = {}
-    steps: dict[str, Versioned] = {}
+    # Within one event the version is the same, so the highest step wins (the later on ties).
+    last: dict[str, MetricPoint] = {}
     for point in event.payload.points:
+        current = last.get(point.name)
+        if current is None or point.step >= current.step:
+            last[point.name] = point
+    versioned: dict[str, Versioned] = {}
+    for name, point in last.items():
         version = f"{point.step:020d}|{ctx.version}"
-        current = latest.get(f"metric.{point.name}")
-        if current is None or version >= current.version:
-            latest[f"metric.{point.name}"] = Versioned(version, point.value)
-            steps[f"metric_step.{point.name}"] = Versioned(version, point.step)
-    return [ctx.node(event.subject, versioned={**latest, **steps})]
+        versioned[f"metric.{name}"] = Versioned(version, point.value)
+        versioned[f"metric_step.{name}"] = Versioned(version, point.step)
+    return [ctx.node(event.subject, versioned=versioned)]
 
 
 def _end_props(event: RunCompleted | RunFailed | RunAborted) -> dict[str, Value | None]:

@@ -83,10 +83,20 @@ def test_two_projectors_in_one_group_split_partitions_and_build_the_same_graph(
     for thread in threads:
         thread.start()
     try:
-        # Produce only once both hold partitions: otherwise the first to join may read all.
-        joined = time.monotonic() + 30
-        while not all(w.consumer.assignment() for w in workers) and time.monotonic() < joined:
+        # Produce only once the group has settled on a split: both hold partitions, none
+        # twice, all of them. A member that joined before it saw the topic's metadata gets
+        # nothing and the group rebalances again when the metadata comes; producing before
+        # that let one worker read everything.
+        owned: list[set[int]] = []
+        total, settled = 0, time.monotonic() + 60
+        while time.monotonic() < settled:
+            total = len(workers[0].consumer.partitions_for_topic(settings.events_topic) or ())
+            owned = [{tp.partition for tp in w.consumer.assignment()} for w in workers]
+            if all(owned) and not owned[0] & owned[1] and len(owned[0] | owned[1]) == total:
+                break
             time.sleep(0.2)
+        else:
+            raise AssertionError(f"the group did not settle on a split of {total}: {owned}")
         produce(settings, events, [])
         expected = MemoryGraph().fold(events).canonical(project)
         deadline = time.monotonic() + 60

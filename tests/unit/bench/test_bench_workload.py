@@ -35,3 +35,17 @@ def test_every_event_is_contract_valid_and_every_claimed_type_appears() -> None:
 def test_timestamps_never_go_back() -> None:
     events = build(SCALE)
     assert all(a.occurred_at <= b.occurred_at for a, b in itertools.pairwise(events))
+
+
+def test_query_start_nodes_exist_and_the_downstream_ones_are_read_by_a_derivation() -> None:
+    from benchmarks.__main__ import _roots
+    from benchmarks.pipeline import Prepared
+    from provgraph.ingest.projection.memory import MemoryGraph
+
+    events = build(3 * SCALE)
+    tops, bottoms = _roots(Prepared(events, [], [], ""))
+    graph = MemoryGraph().fold(events)
+    assert tops and len(tops) == len(bottoms)
+    assert all(node in graph.nodes for node in tops + bottoms)
+    derived_from = {dst for (_src, rel, dst, _key) in graph.edges if rel == "DERIVED_FROM"}
+    assert set(bottoms) <= derived_from, "a downstream start node must feed something"

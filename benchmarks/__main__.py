@@ -28,8 +28,7 @@ from benchmarks import (
 from benchmarks.pipeline import Prepared, fill_topic
 from benchmarks.report import Table, machine
 from benchmarks.servers import PrivateInfra
-from benchmarks.workload import build
-from provgraph.schemas.events.data import DatasetVersionCreatedPayload
+from benchmarks.workload import build, query_roots
 
 PARTS = ("ingest", "kafka", "queries", "replay", "memory", "mlflow", "sdk")
 
@@ -59,26 +58,6 @@ def _args() -> argparse.Namespace:
     return args
 
 
-def _roots(data: Prepared, most: int = 5) -> tuple[list[str], list[str]]:
-    """Start nodes of the queries, from projects whose last experiment shipped: the shipped
-    model version (upstream) and the raw web-0 version the first cleaning read (downstream:
-    it feeds the cleaned versions, the mix, the runs, models and deployments)."""
-    shipped = sorted({e.project for e in data.events if e.subject.endswith("/chat-7b@4.0.0")})
-    projects = shipped[:most]
-    cleaned_from: dict[str, str] = {}
-    for event in data.events:
-        payload = event.payload
-        if (
-            isinstance(payload, DatasetVersionCreatedPayload)
-            and event.project in projects
-            and payload.name == "web-0-clean"
-            and payload.derived_from
-        ):
-            cleaned_from.setdefault(event.project, payload.derived_from[0].dataset_version)
-    tops = [f"model:{p}/chat-7b@4.0.0" for p in projects]
-    return tops, [cleaned_from[p] for p in projects]
-
-
 def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: Path) -> list[Table]:
     tables: list[Table] = []
     with PrivateInfra(home) as infra:
@@ -99,7 +78,9 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
                 limit(infra, data)
             print("  queries", flush=True)
             tables.append(
-                bench_queries.run(infra.driver, *_roots(data), args.samples * args.repeat)
+                bench_queries.run(
+                    infra.driver, *query_roots(data.events), args.samples * args.repeat
+                )
             )
         if "replay" in parts:
             print("  replay", flush=True)

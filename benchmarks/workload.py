@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import random
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -34,6 +34,7 @@ from provgraph.schemas import (
     run_id,
 )
 from provgraph.schemas.events.checkpoint import CheckpointSavedPayload
+from provgraph.schemas.events.data import DatasetVersionCreatedPayload
 from provgraph.schemas.events.experiment import (
     CodeRef,
     ExperimentCreatedPayload,
@@ -254,3 +255,23 @@ class LlmWorkload:
 def build(scale: int, seed: int = 7) -> list[Event]:
     """The default workload of `scale` events."""
     return LlmWorkload(seed).build(scale)
+
+
+def query_roots(events: Sequence[Event], most: int = 5) -> tuple[list[str], list[str]]:
+    """Start nodes of the queries, from projects whose last experiment shipped: the shipped
+    model version (upstream) and the raw web-0 version the first cleaning read (downstream:
+    it feeds the cleaned versions, the mix, the runs, models and deployments)."""
+    shipped = sorted({e.project for e in events if e.subject.endswith("/chat-7b@4.0.0")})
+    projects = shipped[:most]
+    cleaned_from: dict[str, str] = {}
+    for event in events:
+        payload = event.payload
+        if (
+            isinstance(payload, DatasetVersionCreatedPayload)
+            and event.project in projects
+            and payload.name == "web-0-clean"
+            and payload.derived_from
+        ):
+            cleaned_from.setdefault(event.project, payload.derived_from[0].dataset_version)
+    tops = [f"model:{p}/chat-7b@4.0.0" for p in projects]
+    return tops, [cleaned_from[p] for p in projects]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from benchmarks.workload import LlmWorkload, build
+from benchmarks.workload import LlmWorkload, build, query_roots
+from provgraph.ingest.projection.memory import MemoryGraph
 from provgraph.schemas import parse_event
 
 SCALE = 2000  # a bit more than one project, which holds every event type
@@ -38,12 +39,8 @@ def test_timestamps_never_go_back() -> None:
 
 
 def test_query_start_nodes_exist_and_the_downstream_ones_are_read_by_a_derivation() -> None:
-    from benchmarks.__main__ import _roots
-    from benchmarks.pipeline import Prepared
-    from provgraph.ingest.projection.memory import MemoryGraph
-
     events = build(3 * SCALE)
-    tops, bottoms = _roots(Prepared(events, [], [], ""))
+    tops, bottoms = query_roots(events)
     graph = MemoryGraph().fold(events)
     assert tops and len(tops) == len(bottoms)
     assert all(node in graph.nodes for node in tops + bottoms)

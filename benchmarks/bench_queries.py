@@ -69,16 +69,16 @@ class Sides:
             "raw (hand-written)": self.cypher(_hand_written(direction, depth), id=root),
         }
 
-    def lineage_answer(self, direction: Direction, depth: int, root: str) -> int:
+    @staticmethod
+    def lineage_answer(sides: dict[str, Callable[[], Any]], what: str) -> int:
         """The three sides must reach the same nodes before any time counts; returns how many."""
-        sides = self.lineage(direction, depth, root)
         graphql = {n["id"] for n in sides["graphql"]()["lineage"]["nodes"]}
         records = sides["raw (same Cypher)"]().records
         same = {node_view(x["node"]).id for x in records[0]["kept"]} if records else set()
         hand = {r["node"]["id"] for r in sides["raw (hand-written)"]().records}
         if not graphql or graphql != same or graphql != hand:
             raise BenchmarkError(
-                f"lineage {direction.name.lower()} d={depth} from {root}: GraphQL reached"
+                f"{what}: GraphQL reached"
                 f" {len(graphql)} nodes, the same Cypher {len(same)}, hand-written {len(hand)}"
             )
         return len(graphql)
@@ -125,9 +125,12 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     sizes: dict[str, float] = {}  # mean nodes reached per start node, checked on every side
     for direction, roots in ((Direction.UPSTREAM, tops), (Direction.DOWNSTREAM, bottoms)):
         for depth in DEPTHS:
-            reached = [sides.lineage_answer(direction, depth, r) for r in roots]
-            cases = [sides.lineage(direction, depth, r) for r in roots]
             name = f"lineage {direction.name.lower()} d={depth}"
+            cases = [sides.lineage(direction, depth, r) for r in roots]
+            reached = [
+                Sides.lineage_answer(c, f"{name} from {r}")
+                for c, r in zip(cases, roots, strict=True)
+            ]
             sizes[name] = sum(reached) / len(reached)
             rows.append((name, _measure(cases, samples)))
     rows.append(("impact", _measure([sides.impact(r) for r in bottoms], samples)))

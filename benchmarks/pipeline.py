@@ -149,17 +149,22 @@ def end_to_end(infra: PrivateInfra, data: Prepared) -> tuple[float, str]:
 def limit(infra: PrivateInfra, data: Prepared) -> float:
     """The same graph written straight with the UNWIND writer: no Kafka, no parsing."""
     infra.clear_graph()
-    writer = GraphWriter(infra.driver)
     start = time.perf_counter()
-    for at in range(0, len(data.changes), BATCH):
-        writer.write(data.changes[at : at + BATCH])
+    _write_batches(infra, data.changes)
     return time.perf_counter() - start
 
 
 def warm_up(infra: PrivateInfra, data: Prepared, count: int = 20_000) -> None:
     """Write the first `count` events with the writer, then empty the graph again."""
-    limit(infra, Prepared(data.events[:count], [], data.changes[:count], ""))
     infra.clear_graph()
+    _write_batches(infra, data.changes[:count])
+    infra.clear_graph()
+
+
+def _write_batches(infra: PrivateInfra, changes: list[EventMutations]) -> None:
+    writer = GraphWriter(infra.driver)
+    for at in range(0, len(changes), BATCH):
+        writer.write(changes[at : at + BATCH])
 
 
 def naive(infra: PrivateInfra, data: Prepared, count: int) -> float:

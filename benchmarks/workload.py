@@ -31,6 +31,7 @@ from provgraph.schemas import (
     RunResumed,
     RunStarted,
     checkpoint_id,
+    model_version_id,
     run_id,
 )
 from provgraph.schemas.events.checkpoint import CheckpointSavedPayload
@@ -273,5 +274,5 @@ def query_roots(events: Sequence[Event], most: int = 5) -> tuple[list[str], list
             and payload.derived_from
         ):
             cleaned_from.setdefault(event.project, payload.derived_from[0].dataset_version)
-    tops = [f"model:{p}/chat-7b@4.0.0" for p in projects]
+    tops = [model_version_id(p, "chat-7b", "4.0.0") for p in projects]
     return tops, [cleaned_from[p] for p in projects]

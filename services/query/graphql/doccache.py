@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from graphql import DocumentNode, GraphQLError
 from strawberry.extensions import SchemaExtension
 
-DEFAULT_SIZE = 256
-
 
 @dataclass(frozen=True)
 class Checked:
@@ -32,7 +30,7 @@ class Checked:
 class DocumentCache:
     """A bounded, thread-safe LRU of query text -> parsed document and validation errors."""
 
-    def __init__(self, size: int = DEFAULT_SIZE) -> None:
+    def __init__(self, size: int) -> None:
         if size < 0:
             raise ValueError(f"document cache size must be >= 0, got {size}")
         self.size = size

@@ -135,6 +135,10 @@ class Projector:
             session_timeout_ms=settings.projector_session_timeout_ms,
             heartbeat_interval_ms=max(1000, settings.projector_session_timeout_ms // 4),
         )
+        # Know the topic's partitions before joining the group: a member that joins first
+        # gets nothing assigned ("no partition metadata"), and the rebalance that follows
+        # when the metadata arrives could leave one member holding every partition.
+        self.consumer.partitions_for_topic(self.topic)
         self.consumer.subscribe([self.topic], listener=_SeekFromNeo4j(self))
         self.dead_letters = DeadLetters(settings)
 

@@ -4,6 +4,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The parts of the workspace, lowest floor first: each is a source root (<part>/src/provgraph/...).
+PARTS := schemas clients/python services/core services/authz services/ingest services/query \
+	infra services/cli
+SOURCE_ROOTS := $(addsuffix /src,$(PARTS))
 ENV_FILE := .provgraph/env
 WITH_ENV := set -a && . ./$(ENV_FILE) && set +a &&
 
@@ -23,12 +27,14 @@ system-deps:
 	@command -v mvn >/dev/null || [ -d "$${HOME}/.cache/provgraph" ] || \
 	  { echo "Maven is missing: install it (Debian: apt-get install maven)"; exit 1; }
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PARTS))
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "provgraph needs Python >= 3.11 (found $$($(PYTHON) --version))"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	@# A venv from before the split holds one `provgraph` distribution mapping the whole tree.
+	@$(BIN)/pip uninstall -q -y provgraph >/dev/null 2>&1 || true
+	$(BIN)/pip install -q $(addprefix -e ,$(PARTS)) '.[dev]'
 	touch $@
 
 infra-up: install
@@ -58,13 +64,8 @@ test: infra-up
 test-unit: install
 	$(BIN)/pytest -m unit $(PYTEST_ARGS)
 
-# mypy cannot follow the folder -> package mapping of pyproject.toml, so it reads a link tree.
 typecheck: install
-	rm -rf .build/typecheck && mkdir -p .build/typecheck/provgraph
-	for f in services/*; do ln -s "$$PWD/$$f" .build/typecheck/provgraph/; done
-	ln -s "$$PWD/schemas" .build/typecheck/provgraph/schemas
-	ln -s "$$PWD/infra" .build/typecheck/provgraph/infra
-	cd .build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p provgraph
+	$(BIN)/mypy $(SOURCE_ROOTS)
 
 lint: install typecheck
 	$(BIN)/ruff check .
@@ -77,7 +78,7 @@ schemas: install
 # Private Kafka and Neo4j on free ports (the shared ones are not touched); BENCH_ARGS e.g.
 # "--scale 100000 --repeat 3" or "--only ingest,queries". Results: benchmarks/results/s<scale>/.
 bench: install
-	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/pip install -q $(addprefix -e ,$(PARTS)) '.[dev,bench]'
 	test -x .venv-mlflow/bin/mlflow || { $(PYTHON) -m venv .venv-mlflow && \
 	  .venv-mlflow/bin/pip install -q 'mlflow>=2.14,<4'; }
 	PROVGRAPH_BENCH_MLFLOW=.venv-mlflow/bin/mlflow $(BIN)/python -m benchmarks $(BENCH_ARGS)

@@ -13,9 +13,9 @@ from neo4j import Driver, GraphDatabase
 
 from provgraph.infra.kafka import KafkaServer
 from provgraph.infra.neo4j import Neo4jServer
-from provgraph.infra.neo4j_schema import apply_schema
 from provgraph.infra.process import wait_until
 from provgraph.infra.settings import InfraSettings
+from provgraph.ingest.constraints import apply_schema
 from provgraph.ingest.settings import IngestSettings
 
 _CLEAR = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"

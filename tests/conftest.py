@@ -76,23 +76,25 @@ def endpoints() -> Iterator[Endpoints]:
     if _docker_answers():
         yield from _containers()
         return
+    from neo4j import GraphDatabase
+
     from provgraph.infra.launcher import Launcher
+    from provgraph.ingest.constraints import apply_schema
 
     launcher = Launcher(say=lambda _msg: None)
     launcher.up()
     s = launcher.settings
-    yield Endpoints(
-        s.kafka_bootstrap,
-        Neo4jEndpoint(s.neo4j_uri, s.neo4j_user, launcher.neo4j.password()),
-        "launcher",
-    )
+    endpoint = Neo4jEndpoint(s.neo4j_uri, s.neo4j_user, launcher.neo4j.password())
+    with GraphDatabase.driver(endpoint.uri, auth=(endpoint.user, endpoint.password)) as driver:
+        apply_schema(driver)
+    yield Endpoints(s.kafka_bootstrap, endpoint, "launcher")
 
 
 def _containers() -> Iterator[Endpoints]:
     from testcontainers.kafka import KafkaContainer
     from testcontainers.neo4j import Neo4jContainer
 
-    from provgraph.infra.neo4j_schema import apply_schema
+    from provgraph.ingest.constraints import apply_schema
 
     with (
         KafkaContainer("apache/kafka:4.1.1").with_kraft() as kafka,
@@ -262,7 +264,7 @@ def private_neo4j(tmp_path: Path) -> Iterator[PrivateServer]:
     """A started Neo4j of this test alone, with the graph schema applied."""
     from neo4j import GraphDatabase
 
-    from provgraph.infra.neo4j_schema import apply_schema
+    from provgraph.ingest.constraints import apply_schema
 
     server = PrivateServer("neo4j", tmp_path / "private-neo4j")
     server.start()

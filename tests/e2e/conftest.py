@@ -19,7 +19,7 @@ import pytest
 from e2e_helpers import admin_token, bearer, start_apps
 from neo4j import Driver
 
-from provgraph.demo_story import demo_events
+from provgraph.cli.demo_story import demo_events
 from provgraph.infra.apps import Apps
 
 

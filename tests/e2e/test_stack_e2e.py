@@ -13,8 +13,8 @@ from pathlib import Path
 from e2e_helpers import admin_token, bearer
 from neo4j import Driver
 
-from provgraph.demo import EXAMPLE_CYPHER
-from provgraph.demo_story import demo_events
+from provgraph.cli.demo import EXAMPLE_CYPHER
+from provgraph.cli.demo_story import demo_events
 from provgraph.infra.apps import Apps
 
 

@@ -17,8 +17,8 @@ def test_a_failed_start_stops_what_the_same_call_started(tmp_path: Path) -> None
     sleeper = (sys.executable, "-c", "import time; time.sleep(120)", "provgraph-test-sleeper")
     failing = (sys.executable, "-c", "raise SystemExit(3)", "provgraph-test-failing")
     apps.specs = [
-        AppSpec("sleeper", "provgraph", sleeper),
-        AppSpec("failing", "provgraph", failing),
+        AppSpec("sleeper", sleeper),
+        AppSpec("failing", failing),
     ]
     with pytest.raises(StartupError, match="failing exited at startup"):
         apps.up()

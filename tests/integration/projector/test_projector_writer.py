@@ -7,7 +7,7 @@ import random
 import pytest
 from neo4j import Driver
 
-from provgraph.infra.neo4j_schema import apply_schema
+from provgraph.ingest.constraints import apply_schema
 from provgraph.ingest.graphread import read_graph
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.memory import MemoryGraph

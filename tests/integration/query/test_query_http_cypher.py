@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from neo4j import Driver
 from neo4j.exceptions import ClientError
 
-from provgraph.demo_story import demo_events
+from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.app import create_app

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from neo4j import Driver
 
-from provgraph.demo_story import demo_events
+from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas.events.data import DatasetVersionCreated, DatasetVersionCreatedPayload

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from neo4j import Driver
 
-from provgraph.demo_story import demo_events
+from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from provgraph.demo_story import PROJECT, demo_events
+from provgraph.cli.demo_story import PROJECT, demo_events
 
 
 def test_story_covers_the_promised_lifecycle() -> None:

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
-from provgraph import __version__
+from provgraph.authz import cli as authz_cli
+from provgraph.cli import demo, infra, services
+from provgraph.infra.errors import InfraError
+from provgraph.ingest import cli as ingest_cli
+from provgraph.query import cli as query_cli
+from provgraph.schemas.version import __version__
 
 # Modules that contribute sub-commands: each has `register(subparsers)`, and every parser it
 # adds sets `func` (args -> exit code) as its default.
-_AREAS = (
-    "provgraph.infra.cli",
-    "provgraph.infra.apps_cli",
-    "provgraph.demo",
-    "provgraph.authz.cli",
-    "provgraph.ingest.cli",
-    "provgraph.query.cli",
-)
+_AREAS = (infra, services, demo, authz_cli, ingest_cli, query_cli)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,21 +24,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"provgraph {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in _AREAS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue  # an area not built yet
-        module.register(sub)
+    for area in _AREAS:
+        area.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from provgraph.infra.errors import InfraError
-
     try:
         code: int = args.func(args)
     except InfraError as exc:

@@ -9,13 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from neo4j import GraphDatabase
-
 from provgraph.infra.base import LocalServer
 from provgraph.infra.errors import InfraError, PortInUseError, StartupError
 from provgraph.infra.kafka import KafkaServer
 from provgraph.infra.neo4j import Neo4jServer
-from provgraph.infra.neo4j_schema import apply_schema
 from provgraph.infra.process import port_is_free, wait_until
 from provgraph.infra.settings import InfraSettings
 
@@ -43,7 +40,11 @@ class Launcher:
         self.servers: list[LocalServer] = [self.kafka, self.neo4j]
 
     def up(self) -> None:
-        """Start what is not running, wait until all answer, apply the schema, write the env."""
+        """Start what is not running, wait until all answer, write the connection file.
+
+        What goes into the servers once they answer (the graph schema, the first admin token)
+        belongs to the services: the command line runs it after `up`.
+        """
         started: list[LocalServer] = []
         try:
             for server in self.servers:
@@ -51,7 +52,6 @@ class Launcher:
                     started.append(server)
             for server in self.servers:
                 self._await_ready(server)
-            self._apply_schema()
         except BaseException:
             # Leave no half-started state: stop what this call started.
             for server in started:
@@ -59,7 +59,6 @@ class Launcher:
             raise
         self.write_env_file()
         self.say(f"connection settings: {self.settings.env_file}  (source it in a shell)")
-        self._bootstrap_admin_token()
 
     def down(self, wipe: bool = False) -> None:
         """Stop exactly the processes this launcher started; delete their data with wipe."""
@@ -109,18 +108,6 @@ class Launcher:
             handle.writelines(f"{key}={value}\n" for key, value in values.items())
         return path
 
-    def _bootstrap_admin_token(self) -> None:
-        """Issue the global admin token once (an event in the log, the text in a 0600 file)."""
-        from provgraph.authz.admin import bootstrap_admin_token
-        from provgraph.ingest.settings import IngestSettings
-
-        path = self.settings.admin_token_file
-        ingest = IngestSettings(kafka_bootstrap=self.settings.kafka_bootstrap)
-        if bootstrap_admin_token(path, ingest) is not None:
-            self.say(f"bootstrap admin token written to {path} (mode 0600); see docs/security.md")
-        else:
-            self.say(f"admin token: {path}")
-
     def _start_if_needed(self, server: LocalServer) -> bool:
         pid = server.process.pid()
         if pid is not None:
@@ -161,13 +148,6 @@ class Launcher:
             )
         server.after_ready()
         self.say(f"{server.name}: ready ({time.monotonic() - began:.1f}s), ports {server.ports()}")
-
-    def _apply_schema(self) -> None:
-        s = self.settings
-        auth = (s.neo4j_user, self.neo4j.password())
-        with GraphDatabase.driver(s.neo4j_uri, auth=auth) as driver:
-            count = apply_schema(driver)
-        self.say(f"neo4j: {count} constraints and indexes in place")
 
 
 def _port_env(role: str) -> str:

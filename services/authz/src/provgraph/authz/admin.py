@@ -12,7 +12,6 @@ import secrets
 from collections.abc import Sequence
 from pathlib import Path
 
-from provgraph import __version__
 from provgraph.authz.tokens import hash_token, new_token
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import AccessGranted, AccessRevoked, Event
@@ -29,6 +28,7 @@ from provgraph.schemas.events.tokens import (
     TokenRevoked,
     TokenRevokedPayload,
 )
+from provgraph.schemas.version import __version__
 
 PRODUCER = f"https://provgraph.dev/cli/{__version__}"
 BOOTSTRAP_ADMIN = "service:bootstrap-admin"

@@ -8,8 +8,6 @@ serves what exists at every stage. Every error answers `{"error": {code, message
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -25,7 +23,6 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from provgraph import __version__
 from provgraph.authz import AuthError, ForbiddenError, Principal
 from provgraph.authz.web import authenticate, on_auth_error
 from provgraph.authz.wiring import build_authenticator
@@ -40,9 +37,13 @@ from provgraph.query.deps import (
     neo4j_probe,
 )
 from provgraph.query.errors import ForbiddenQueryError, QueryError, UnavailableError
+from provgraph.query.graphql import make_router
 from provgraph.query.metrics import MetricsMiddleware, QueryMetrics
 from provgraph.query.ports import ReadModel
+from provgraph.query.reader import GraphReader
+from provgraph.query.recipes import Recipes
 from provgraph.query.settings import QuerySettings
+from provgraph.schemas.version import __version__
 
 logger = logging.getLogger(__name__)
 
@@ -132,13 +133,6 @@ async def _on_unexpected(_request: Request, exc: Exception) -> Response:
     return _error(500, "INTERNAL", "internal error", {})
 
 
-def _optional(module: str, name: str) -> Any:
-    """`module.name` when the module is installed, else None (the app runs at every stage)."""
-    if importlib.util.find_spec(module) is None:
-        return None
-    return getattr(importlib.import_module(module), name, None)
-
-
 def _connect(settings: QuerySettings) -> neo4j.Driver:
     # Notifications off: the service's own queries are reviewed; they only add noise to logs.
     return neo4j.GraphDatabase.driver(
@@ -155,10 +149,8 @@ def _start(context: QueryContext, driver: neo4j.Driver) -> None:
     context.guard = CypherGuard(
         driver, s.neo4j_database, timeout_s=s.cypher_timeout_s, row_cap=s.cypher_row_cap
     )
-    reader_class = _optional("provgraph.query.reader", "GraphReader")
-    context.reader = reader_class(driver, s.neo4j_database, s) if reader_class else None
-    recipes_class = _optional("provgraph.query.recipes", "Recipes")
-    context.recipes = recipes_class(driver, s.neo4j_database) if recipes_class else None
+    context.reader = GraphReader(driver, s.neo4j_database, s)
+    context.recipes = Recipes(driver, s.neo4j_database)
     probe = neo4j_probe(driver, s.neo4j_database, READY_TIMEOUT_S)
     context.readiness = Readiness(probe, ttl_s=2.0, timeout_s=READY_TIMEOUT_S)
 
@@ -199,9 +191,6 @@ class _LateBound:
 
 
 def _mount_graphql(app: FastAPI, context: QueryContext) -> None:
-    make_router = _optional("provgraph.query.graphql", "make_router")
-    if make_router is None:
-        return
     reader = cast(ReadModel, _LateBound(lambda: context.reader))
     recipes = _LateBound(lambda: context.recipes)
     router = make_router(context.settings, reader, recipes)

@@ -10,13 +10,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 from uuid import UUID
 
-from provgraph import __version__
 from provgraph.client.config import default_actor, env
 from provgraph.client.delivery import Backoff, Delivery
 from provgraph.client.errors import ClientError, RejectedError
 from provgraph.client.spool import Spool, SpoolLockedError
 from provgraph.client.transport import Transport
 from provgraph.schemas import MAX_EVENT_BYTES, Event, Payload
+from provgraph.schemas.version import __version__
 
 if TYPE_CHECKING:
     from provgraph.client.run import Run

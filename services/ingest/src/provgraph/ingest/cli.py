@@ -28,7 +28,7 @@ def _settings(args: argparse.Namespace) -> IngestSettings:
 
 
 def _projector(args: argparse.Namespace) -> int:
-    from provgraph.infra.neo4j_schema import apply_schema
+    from provgraph.ingest.constraints import apply_schema
     from provgraph.ingest.projector import Projector
     from provgraph.ingest.topics import ensure_topics
 
@@ -51,7 +51,7 @@ def _projector(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from provgraph.infra.neo4j_schema import apply_schema
+    from provgraph.ingest.constraints import apply_schema
     from provgraph.ingest.replay import Progress, ReplayError, log_size, replay
     from provgraph.ingest.writer import GraphWriter
 

@@ -24,8 +24,6 @@ def _up(args: argparse.Namespace) -> int:
         if spec.name in names:
             where = f"http://{apps.settings.host}:{spec.port}" if spec.port else "(no port)"
             print(f"{spec.name}: running {where}, log {apps.process(spec).log_file}")
-    if not names:
-        print("no provgraph service is built yet: nothing to start")
     return 0
 
 

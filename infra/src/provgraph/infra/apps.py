@@ -1,11 +1,7 @@
-"""provgraph's own processes (ingest, projector, query), started in the background like the servers.
-
-Only the services whose code exists are started, so `make up` works at every stage of the project.
-"""
+"""provgraph's own processes (ingest, projector, query), run in the background like the servers."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import urllib.request
@@ -21,19 +17,12 @@ _PORTLESS_GRACE_S = 3.0
 
 @dataclass(frozen=True)
 class AppSpec:
-    """One provgraph process: the module it needs, how to start it, how to tell it is up."""
+    """One provgraph process: how to start it and how to tell it is up."""
 
     name: str
-    module: str
     argv: tuple[str, ...]
     port: int | None = None
     health_path: str = "/healthz"
-
-    def available(self) -> bool:
-        try:
-            return importlib.util.find_spec(self.module) is not None
-        except ModuleNotFoundError:
-            return False
 
 
 def app_specs(settings: InfraSettings) -> list[AppSpec]:
@@ -57,16 +46,12 @@ def app_specs(settings: InfraSettings) -> list[AppSpec]:
     return [
         AppSpec(
             "ingest",
-            "provgraph.ingest.app",
             uvicorn("provgraph.ingest.app:create_app", settings.ingest_port),
             settings.ingest_port,
         ),
-        AppSpec(
-            "projector", "provgraph.ingest.projector", (py, "-m", "provgraph.cli", "projector")
-        ),
+        AppSpec("projector", (py, "-m", "provgraph.cli", "projector")),
         AppSpec(
             "query",
-            "provgraph.query.app",
             uvicorn("provgraph.query.app:create_app", settings.query_port),
             settings.query_port,
         ),
@@ -88,13 +73,11 @@ class Apps:
         )
 
     def up(self) -> list[str]:
-        """Start every available app that is not running; return the names now running."""
+        """Start every app that is not running; return the names now running."""
         running: list[str] = []
         started: list[ManagedProcess] = []
         try:
             for spec in self.specs:
-                if not spec.available():
-                    continue
                 proc = self.process(spec)
                 if proc.pid() is None:
                     self._start(spec, proc)
@@ -112,12 +95,11 @@ class Apps:
         return [spec.name for spec in reversed(self.specs) if self.process(spec).stop(20.0)]
 
     def status(self) -> list[tuple[AppSpec, int | None, bool]]:
-        """(spec, pid, healthy) for every available app."""
+        """(spec, pid, healthy) for every app."""
         rows = []
         for spec in self.specs:
-            if spec.available():
-                pid = self.process(spec).pid()
-                rows.append((spec, pid, pid is not None and self._healthy(spec)))
+            pid = self.process(spec).pid()
+            rows.append((spec, pid, pid is not None and self._healthy(spec)))
         return rows
 
     def _start(self, spec: AppSpec, proc: ManagedProcess) -> None:

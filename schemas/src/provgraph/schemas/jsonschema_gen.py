@@ -16,7 +16,9 @@ from typing import Any
 from provgraph.schemas.envelope import Event
 from provgraph.schemas.registry import REGISTRY, Registry, type_and_version
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "jsonschema"
+# schemas/jsonschema/ beside the source root (schemas/src/provgraph/schemas/): it is published
+# for other languages, not imported; pass --dir outside a checkout.
+SCHEMA_DIR = Path(__file__).resolve().parents[3] / "jsonschema"
 SCHEMA_BASE_URL = "https://provgraph.dev/schemas"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

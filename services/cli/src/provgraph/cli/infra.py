@@ -1,11 +1,16 @@
-"""`provgraph infra up|down|status|logs|env`."""
+"""`provgraph infra up|down|status|logs|env`: the launcher, and what goes into its servers."""
 
 from __future__ import annotations
 
 import argparse
 
+from neo4j import GraphDatabase
+
+from provgraph.authz.admin import bootstrap_admin_token
 from provgraph.infra.launcher import Launcher
 from provgraph.infra.process import tail
+from provgraph.ingest.constraints import apply_schema
+from provgraph.ingest.settings import IngestSettings
 
 SubParsers = argparse._SubParsersAction
 
@@ -30,8 +35,28 @@ def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
 
 
 def _up(args: argparse.Namespace) -> int:
-    Launcher().up()
+    launcher = Launcher()
+    launcher.up()
+    _apply_graph_schema(launcher)
+    _bootstrap_admin_token(launcher)
     return 0
+
+
+def _apply_graph_schema(launcher: Launcher) -> None:
+    s = launcher.settings
+    with GraphDatabase.driver(s.neo4j_uri, auth=(s.neo4j_user, launcher.neo4j.password())) as db:
+        count = apply_schema(db)
+    print(f"neo4j: {count} constraints and indexes in place")
+
+
+def _bootstrap_admin_token(launcher: Launcher) -> None:
+    """Issue the global admin token once (an event in the log, the text in a 0600 file)."""
+    path = launcher.settings.admin_token_file
+    ingest = IngestSettings(kafka_bootstrap=launcher.settings.kafka_bootstrap)
+    if bootstrap_admin_token(path, ingest) is not None:
+        print(f"bootstrap admin token written to {path} (mode 0600); see docs/security.md")
+    else:
+        print(f"admin token: {path}")
 
 
 def _down(args: argparse.Namespace) -> int:

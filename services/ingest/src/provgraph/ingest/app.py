@@ -21,7 +21,6 @@ from kafka.errors import KafkaError
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from provgraph import __version__
 from provgraph.authz import AuthError, Principal, PrincipalSource, authorize_events
 from provgraph.authz.web import authenticate
 from provgraph.authz.wiring import build_authenticator
@@ -42,6 +41,7 @@ from provgraph.ingest.producer import Appended, EventLog, KafkaEventLog, Readine
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.topics import ensure_topics
 from provgraph.schemas import MAX_BATCH_EVENTS, validate_batch
+from provgraph.schemas.version import __version__
 
 logger = logging.getLogger(__name__)
 

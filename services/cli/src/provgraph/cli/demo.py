@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from provgraph.demo_story import DEPLOYED_MODEL, PROJECT, demo_events
+from provgraph.cli.demo_story import DEPLOYED_MODEL, PROJECT, demo_events
 from provgraph.schemas import Event
 
 SubParsers = argparse._SubParsersAction

@@ -1,0 +1,1 @@
+"""The ground floor every provgraph service stands on: errors, settings, the event log."""

@@ -1,0 +1,53 @@
+"""One error renderer for every provgraph HTTP service (FastAPI): the shape of `errors.py`."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from provgraph.core.errors import ProvgraphError, error_body
+
+log = logging.getLogger(__name__)
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+def error_response(error: ProvgraphError) -> JSONResponse:
+    """The HTTP answer of an expected failure."""
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers())
+
+
+async def _on_provgraph_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ProvgraphError)
+    return error_response(exc)
+
+
+async def _on_http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
+    body = error_body(code, str(exc.detail))
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+
+async def _on_request_validation(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    body = error_body("invalid_request", "invalid request", {"errors": exc.errors()})
+    return JSONResponse(body, status_code=422)
+
+
+async def _on_unexpected(_request: Request, exc: Exception) -> Response:
+    log.exception("unexpected error", exc_info=exc)
+    body = error_body("internal_error", f"internal error: {type(exc).__name__}")
+    return JSONResponse(body, status_code=500)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Answer every failure of `app` as ``{"error": {code, message, details}}``."""
+    app.add_exception_handler(ProvgraphError, _on_provgraph_error)
+    app.add_exception_handler(StarletteHTTPException, _on_http_error)
+    app.add_exception_handler(RequestValidationError, _on_request_validation)
+    app.add_exception_handler(Exception, _on_unexpected)

@@ -1,0 +1,51 @@
+"""The settings base of every provgraph service: PROVGRAPH_* variables, connection fields once.
+
+Each service has one settings class that inherits the connection groups it needs; the fields,
+their names and their defaults are written here only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import neo4j
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ProvgraphSettings(BaseSettings):
+    """Read from PROVGRAPH_* environment variables; unknown variables are ignored."""
+
+    model_config = SettingsConfigDict(env_prefix="PROVGRAPH_", extra="ignore")
+
+
+class Neo4jSettings(ProvgraphSettings):
+    """How to reach the Neo4j read model (`neo4j://` for a cluster: the routing driver)."""
+
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: str = ""
+    neo4j_database: str = "neo4j"
+
+    def neo4j_driver(self, **config: Any) -> neo4j.Driver:
+        """A driver for these settings (the caller closes it)."""
+        auth = (self.neo4j_user, self.neo4j_password)
+        return neo4j.GraphDatabase.driver(self.neo4j_uri, auth=auth, **config)
+
+
+class KafkaSettings(ProvgraphSettings):
+    """How to reach the event log."""
+
+    kafka_bootstrap: str = "127.0.0.1:9092"
+    events_topic: str = "provgraph.events"
+    dead_letter_topic: str = "provgraph.events.dlq"
+    topic_partitions: int = 6
+    topic_replication: int = 1
+
+
+class AuthSettings(ProvgraphSettings):
+    """Bearer-token authentication of an HTTP service."""
+
+    # On unless explicitly disabled (development only; logged at every start).
+    auth_disabled: bool = False
+    # How long an answer about a token (its principal and grants) may be reused.
+    auth_cache_s: float = 1.0

@@ -16,10 +16,10 @@ from neo4j import Driver
 from benchmarks.gql import GraphQL
 from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, line_plot, percentile, ratio
-from provgraph.query.cypher import traversal
-from provgraph.query.cypher.reads import LINEAGE_RELS
-from provgraph.query.model import Direction, Scope
-from provgraph.query.reader_convert import node_view
+from provgraph.query.read import cypher
+from provgraph.query.read.convert import node_view
+from provgraph.query.read.cypher import LINEAGE_RELS
+from provgraph.query.read.model import Direction, Scope
 
 DEPTHS = (1, 3, 5, 10, 20)
 _SCOPE = {"all": True, "projects": [], "as_of": None}
@@ -63,9 +63,7 @@ class Sides:
         query = _GQL_LINEAGE % direction.name
         return {
             "graphql": lambda: self.gql.execute(query, id=root, depth=depth),
-            "raw (same Cypher)": self.cypher(
-                traversal.lineage(direction, depth), id=root, **limits
-            ),
+            "raw (same Cypher)": self.cypher(cypher.lineage(direction, depth), id=root, **limits),
             "raw (hand-written)": self.cypher(_hand_written(direction, depth), id=root),
         }
 
@@ -84,7 +82,7 @@ class Sides:
         return len(graphql)
 
     def impact(self, root: str) -> dict[str, Callable[[], Any]]:
-        text = traversal.impact(20)
+        text = cypher.impact(20)
         dead = {"dead_model": ["retired", "rejected"], "dead_deployment": "retired"}
         return {
             "graphql": lambda: self.gql.execute(_GQL_IMPACT, id=root),

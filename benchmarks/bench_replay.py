@@ -18,11 +18,14 @@ from provgraph.ingest.writer import GraphWriter
 # The projector as its own process, through a backlog until idle: what `provgraph projector`
 # runs, without the endless loop.
 _PROJECTOR = """
-from provgraph.ingest.projector import Projector
+from neo4j import GraphDatabase
+from provgraph.ingest.cli import build_projector
 from provgraph.ingest.settings import IngestSettings
-projector = Projector(IngestSettings())
-projector.run_until_idle(timeout_s=3600)
-projector.close()
+s = IngestSettings()
+with GraphDatabase.driver(s.neo4j_uri, auth=(s.neo4j_user, s.neo4j_password)) as driver:
+    projector = build_projector(s, driver)
+    projector.run_until_idle(timeout_s=3600)
+    projector.close()
 """
 
 

@@ -8,8 +8,8 @@ from typing import Any
 from neo4j import Driver
 
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.reader import GraphReader
-from provgraph.query.recipes import Recipes
+from provgraph.query.read.reader import GraphReader
+from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
 

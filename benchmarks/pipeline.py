@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.servers import PrivateInfra
+from provgraph.ingest.cli import build_projector
 from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import EventMutations, project_event
-from provgraph.ingest.projection.memory import MemoryGraph
-from provgraph.ingest.projector import Projector
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import Event
@@ -61,11 +61,18 @@ def check_graph(infra: PrivateInfra, expected: str, what: str) -> None:
 def _produce_child(path: str, settings: dict[str, Any], go: Any, out: Any) -> None:
     from kafka import KafkaProducer
 
-    from provgraph.ingest.producer import producer_config
+    from provgraph.client.kafka_log import producer_config
 
     records = pickle.loads(Path(path).read_bytes())
-    config = producer_config(IngestSettings(**settings))
-    producer = KafkaProducer(**{**config, "client_id": "bench-producer"})
+    s = IngestSettings(**settings)
+    config = producer_config(
+        s.kafka_bootstrap,
+        timeout_s=s.produce_timeout_s,
+        compression=s.produce_compression,
+        linger_ms=s.produce_linger_ms,
+        client_id="bench-producer",
+    )
+    producer = KafkaProducer(**config)
     topic = settings["events_topic"]
     go.wait()
     start = time.perf_counter()
@@ -127,9 +134,9 @@ def end_to_end(infra: PrivateInfra, data: Prepared) -> tuple[float, str]:
     topic = infra.new_topic("e2e")
     settings = infra.ingest_settings(topic)
     producer = ProducerProcess(data.records, settings)
-    projector = Projector(settings, infra.driver)
+    projector = build_projector(settings, infra.driver)
     try:
-        while not projector.consumer.assignment():  # a running projector has joined already
+        while not projector.source.assigned():  # a running projector has joined already
             projector.step()
         time.sleep(1.0)  # the child process has loaded its records
         producer.go()

@@ -17,6 +17,10 @@ from pathlib import Path
 
 import pytest
 
+# The port contract suites (tests/contracts/) are modules, not test files: let pytest rewrite
+# their asserts too, so that a failure shows the values.
+pytest.register_assert_rewrite("contracts")
+
 _MARKERS = ("unit", "integration", "e2e")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from neo4j import Driver
 
 from provgraph.authz.admin import bootstrap_admin_token
 from provgraph.authz.tokens import hash_token
+from provgraph.core.eventlog import open_event_log
 from provgraph.infra.apps import Apps
 from provgraph.infra.settings import InfraSettings
 from provgraph.ingest.settings import IngestSettings
@@ -63,8 +65,9 @@ def start_apps(
     apps = Apps(settings)
     started = apps.up()
     assert {"ingest", "projector", "query"} <= set(started)
-    log = IngestSettings(kafka_bootstrap=endpoints.kafka_bootstrap, events_topic=f"{name}.events")
-    token = bootstrap_admin_token(settings.admin_token_file, log)
+    kafka = IngestSettings(kafka_bootstrap=endpoints.kafka_bootstrap, events_topic=f"{name}.events")
+    with closing(open_event_log(kafka, client_id="e2e")) as log:
+        token = bootstrap_admin_token(settings.admin_token_file, log)
     assert token is not None
     await_principal(driver, token)
     return apps

@@ -64,7 +64,7 @@ def test_lineage_downstream_and_the_depth_limit(demo_stack: Any) -> None:
     refused = demo_stack.graphql(
         q('{ lineage(id: "dataset:${p}/web-corpus@v1", depth: 21) { truncated } }', p)
     )
-    assert refused["errors"][0]["extensions"]["code"] == "INVALID_ARGUMENT"
+    assert refused["errors"][0]["extensions"]["code"] == "invalid_argument"
 
 
 def test_impact_of_a_bad_dataset_version(demo_stack: Any) -> None:
@@ -146,7 +146,7 @@ def test_as_of_before_and_after_a_version_existed(demo_stack: Any) -> None:
     )
     before = demo_stack.graphql(query.replace("WHEN", "2026-01-05T10:35:00Z"))
     assert before["data"]["node"] is None
-    assert before["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+    assert before["errors"][0]["extensions"]["code"] == "not_found"
     after = _data(demo_stack, query.replace("WHEN", "2026-01-05T10:45:00Z"))
     assert after["node"] == {"id": f"dataset:{p}/instruct@v1-clean"}
 

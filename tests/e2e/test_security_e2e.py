@@ -106,7 +106,7 @@ def test_cli_token_create_prints_a_working_token(stack: Stack) -> None:
     stack.tokens["cli"] = token
     answer = stack.graphql("cli", f'{{ node(id: "{stack.base_model}") {{ id }} }}')
     assert answer.status_code == 200
-    assert answer.json()["errors"][0]["extensions"]["code"] == "NOT_FOUND"  # no grants yet
+    assert answer.json()["errors"][0]["extensions"]["code"] == "not_found"  # no grants yet
 
 
 # --- ingest: who may emit what ----------------------------------------------------------------

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -13,10 +11,10 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
 from prometheus_client.parser import text_string_to_metric_families
+from support.http_service import served
 
 from provgraph.ingest.app import create_app
 from provgraph.ingest.settings import IngestSettings
@@ -34,12 +32,6 @@ class Service:
     settings: IngestSettings
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def service(kafka_bootstrap: str, neo4j_endpoint: Any) -> Iterator[Service]:
     """One ingest service on its own fresh topics, served by uvicorn in a thread."""
@@ -55,20 +47,10 @@ def service(kafka_bootstrap: str, neo4j_endpoint: Any) -> Iterator[Service]:
         neo4j_user=neo4j_endpoint.user,
         neo4j_password=neo4j_endpoint.password,
     )
-    port = _free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "ingest service did not start"
-        time.sleep(0.05)
     try:
-        yield Service(f"http://127.0.0.1:{port}", settings)
+        with served(create_app(settings)) as url:
+            yield Service(url, settings)
     finally:
-        server.should_exit = True
-        thread.join(timeout=15)
         admin = KafkaAdminClient(bootstrap_servers=kafka_bootstrap)
         admin.delete_topics([settings.events_topic, settings.dead_letter_topic])
         admin.close()

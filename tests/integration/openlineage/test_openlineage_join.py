@@ -8,9 +8,6 @@ OpenLineage run and its job. Real Kafka and Neo4j; uvicorn in a thread on a free
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -18,17 +15,17 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from neo4j import Driver
 from openlineage.client import OpenLineageClient
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
 from openlineage.client.facet_v2 import dataset_version_dataset, schema_dataset
 from openlineage.client.transport.http import ApiKeyTokenProvider, HttpConfig, HttpTransport
+from support.http_service import served
 
 from provgraph.client.http_transport import HttpTransport as ProvgraphHttp
 from provgraph.ingest.app import create_app
+from provgraph.ingest.cli import build_projector
 from provgraph.ingest.openlineage import NamespaceMap
-from provgraph.ingest.projector import Projector
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import ModelVersionRegistered, RunStarted
 from provgraph.schemas.events.experiment import RunInput, RunStartedPayload
@@ -37,12 +34,6 @@ from provgraph.schemas.events.model import ModelVersionRegisteredPayload
 pytestmark = pytest.mark.integration
 
 PRODUCER = "https://example.com/pipelines/prep"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture()
@@ -61,17 +52,8 @@ def ingest_url(settings: IngestSettings, project: str) -> Iterator[str]:
     app.state.openlineage_names = NamespaceMap(
         {"s3://corpora": project, "pipelines": project, "postgres://db:5432": project}
     )
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "ingest did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=15)
+    with served(app) as url:
+        yield url
 
 
 def _pipeline_events(run_id: str) -> list[RunEvent]:
@@ -117,7 +99,7 @@ def _training_events(project: str, train_run: str) -> list[Any]:
 
 
 def _project(settings: IngestSettings, driver: Driver) -> None:
-    projector = Projector(settings, driver)
+    projector = build_projector(settings, driver)
     try:
         projector.run_until_idle(60)
     finally:
@@ -185,8 +167,8 @@ def _assert_through_marquez_rest(
 def _assert_through_the_reader(
     driver: Driver, settings: IngestSettings, project: str, train_run: str, ol_run: str
 ) -> None:
-    from provgraph.query.model import Scope
-    from provgraph.query.reader import GraphReader
+    from provgraph.query.read.model import Scope
+    from provgraph.query.read.reader import GraphReader
 
     reader = GraphReader(driver, settings.neo4j_database)
     lineage = reader.lineage(f"run:{train_run}", Scope.everything(), depth=6)

@@ -14,8 +14,8 @@ from openlineage.client import OpenLineageClient
 from openlineage.client.event_v2 import Job, OutputDataset, Run, RunEvent, RunState
 from openlineage.client.transport.kafka import KafkaConfig, KafkaTransport
 
+from provgraph.ingest.cli import build_projector
 from provgraph.ingest.openlineage.wrap import _configured_names
-from provgraph.ingest.projector import Projector
 from provgraph.ingest.settings import IngestSettings
 
 pytestmark = pytest.mark.integration
@@ -55,7 +55,7 @@ def test_kafka_transport_events_are_projected(
                 outputs=outputs,
             )
         )
-    projector = Projector(settings, neo4j_driver)
+    projector = build_projector(settings, neo4j_driver)
     try:
         stats = projector.run_until_idle(60)
     finally:

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import pytest
 from neo4j import Driver
+from support.projection_workload import Workload
 
 from provgraph.cli import main
-from provgraph.ingest.projection.workload import Workload
-from provgraph.ingest.projector import Projector
+from provgraph.ingest.cli import build_projector
 from provgraph.ingest.replay import replay
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.verify import graph_hash, verify
@@ -28,7 +28,7 @@ def test_live_replayed_and_twice_replayed_graphs_hash_the_same_and_verify_clean(
     settings: IngestSettings, neo4j_driver: Driver, project: str, produce: Produce
 ) -> None:
     produce(settings, Workload(project, 3).build(runs=4, datasets=2), [b"{}"])
-    projector = Projector(settings, neo4j_driver)
+    projector = build_projector(settings, neo4j_driver)
     projector.run_until_idle(timeout_s=60)
     projector.close()
     assert verify(settings, neo4j_driver, project) == []

@@ -9,12 +9,12 @@ from collections.abc import Callable
 import pytest
 from kafka import KafkaConsumer
 from neo4j import Driver
+from projector_faults import HookedWriter, Hooks
+from support.projection_workload import Workload
 
+from provgraph.ingest.cli import build_projector
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.hooks import Hooks
-from provgraph.ingest.projection.memory import MemoryGraph
-from provgraph.ingest.projection.workload import Workload
-from provgraph.ingest.projector import Projector
+from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import Event
 
@@ -53,12 +53,13 @@ def test_a_crash_between_neo4j_and_kafka_commits_neither_loses_nor_doubles(
         if commits == 3:
             raise Crash
 
-    first = Projector(settings, neo4j_driver, hooks=Hooks(after_neo4j_commit=crash_on_third_commit))
+    hooked = HookedWriter(neo4j_driver, Hooks(after_neo4j_commit=crash_on_third_commit))
+    first = build_projector(settings, neo4j_driver, writer=hooked)
     with pytest.raises(Crash):
         first.run_until_idle(timeout_s=60)
     first.close()
 
-    second = Projector(settings, neo4j_driver)
+    second = build_projector(settings, neo4j_driver)
     stats = second.run_until_idle(timeout_s=60)
     second.close()
 
@@ -78,7 +79,7 @@ def test_two_projectors_in_one_group_split_partitions_and_build_the_same_graph(
     import threading
 
     events = Workload(project, 5).build(runs=5, datasets=3)
-    workers = [Projector(settings, neo4j_driver) for _ in range(2)]
+    workers = [build_projector(settings, neo4j_driver) for _ in range(2)]
     threads = [threading.Thread(target=w.run) for w in workers]
     for thread in threads:
         thread.start()
@@ -90,8 +91,9 @@ def test_two_projectors_in_one_group_split_partitions_and_build_the_same_graph(
         owned: list[set[int]] = []
         total, settled = 0, time.monotonic() + 60
         while time.monotonic() < settled:
-            total = len(workers[0].consumer.partitions_for_topic(settings.events_topic) or ())
-            owned = [{tp.partition for tp in w.consumer.assignment()} for w in workers]
+            consumer = workers[0].source.consumer  # the Kafka source's own KafkaConsumer
+            total = len(consumer.partitions_for_topic(settings.events_topic) or ())
+            owned = [set(w.source.assigned()) for w in workers]
             if all(owned) and not owned[0] & owned[1] and len(owned[0] | owned[1]) == total:
                 break
             time.sleep(0.2)

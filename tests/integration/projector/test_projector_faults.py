@@ -4,10 +4,10 @@ Each test crashes or starves a projector subprocess at a chosen moment and then 
 exactly-once effect the design promises: after recovery the graph equals the in-memory fold
 of the log, no event is applied twice, nothing is lost, nothing is dead-lettered.
 
-Crash points are reached with the projector's fault-injection hook
-(`PROVGRAPH_PROJECTOR_PAUSE_AT`, see `Hooks.from_env`): the process writes a marker file and
-sleeps at the chosen point, and the test SIGKILLs it there, so the kill lands exactly in the
-window that matters instead of somewhere a timer happens to hit.
+Crash points are reached with a projector process that runs the production wiring with a
+hooked writer (projector_faults.py, `--pause-at`): the process writes a marker file and sleeps
+at the chosen point, and the test SIGKILLs it there, so the kill lands exactly in the window
+that matters instead of somewhere a timer happens to hit.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 from neo4j import Driver, GraphDatabase
+from support.projection_workload import Workload
 
+from provgraph.core.eventlog import ensure_topics
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.projection.memory import MemoryGraph
-from provgraph.ingest.projection.workload import Workload
+from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.topics import ensure_topics
 from provgraph.ingest.verify import verify
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import Event
@@ -39,6 +39,8 @@ from provgraph.schemas import Event
 MAX_BATCH = 25
 # A short backoff cap: recovery after an outage is then seen within ~2 s, not up to 10 s.
 BACKOFF_MAX_S = 2.0
+# The production projector with a writer that pauses at a hook (a test-owned entry point).
+PAUSING_PROJECTOR = Path(__file__).with_name("projector_faults.py")
 
 
 def _events(project: str, seed: int) -> tuple[list[Event], list[Event]]:
@@ -62,14 +64,15 @@ def _produce(bootstrap: str, topic: str, events: list[Event]) -> None:
 
 
 class ProjectorProcess:
-    """`python -m provgraph.cli projector` as a child process, its output in a log file."""
+    """`python -m provgraph.cli projector` (or the pausing one) as a child process, its output
+    in a log file."""
 
     def __init__(self, settings: IngestSettings, log_path: Path) -> None:
         self.settings = settings
         self.log_path = log_path
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def _env(self, extra: dict[str, str]) -> dict[str, str]:
+    def _env(self) -> dict[str, str]:
         s = self.settings
         env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_PROJECTOR_")}
         env.update(
@@ -88,17 +91,22 @@ class ProjectorProcess:
             # A killed member leaves the group after this; the restart's rebalance waits.
             PROVGRAPH_PROJECTOR_SESSION_TIMEOUT_MS="10000",
         )
-        env.update(extra)
         return env
 
-    def start(self, *args: str, **extra_env: str) -> None:
-        argv = [sys.executable, "-m", "provgraph.cli", "projector", "--topic"]
+    def start(self, *args: str) -> None:
+        """`provgraph projector --topic <topic> <args>`."""
+        argv = [sys.executable, "-m", "provgraph.cli", "projector"]
+        self._spawn([*argv, "--topic", self.settings.events_topic, *args])
+
+    def start_pausing(self, pause_at: str, marker: Path) -> None:
+        """The same projector with a hooked writer that pauses at `pause_at` (`<hook>:<n>`)."""
+        argv = [sys.executable, str(PAUSING_PROJECTOR), "--topic", self.settings.events_topic]
+        self._spawn([*argv, "--pause-at", pause_at, "--marker", str(marker)])
+
+    def _spawn(self, argv: list[str]) -> None:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [*argv, self.settings.events_topic, *args],
-                env=self._env(extra_env),
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                argv, env=self._env(), stdout=log, stderr=subprocess.STDOUT
             )
 
     def wait_exit(self, timeout_s: float) -> int:
@@ -133,11 +141,17 @@ def projector_process(tmp_path: Path) -> Iterator[Callable[[IngestSettings], Pro
         process.kill()
 
 
-def _wait(condition: Callable[[], bool], timeout_s: float, what: str, log: str = "") -> None:
+def _wait(
+    condition: Callable[[], bool],
+    timeout_s: float,
+    what: str,
+    log: str | Callable[[], str] = "",
+) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s}s waiting for {what}\n{log}")
+            text = log() if callable(log) else log  # read at the failure, not at the call
+            raise AssertionError(f"timed out after {timeout_s}s waiting for {what}\n{text}")
         time.sleep(0.2)
 
 
@@ -184,6 +198,27 @@ def _assert_converged(
     assert _dead_letter_count(settings) == 0
 
 
+def _last_assignment(output: str) -> set[int]:
+    found = re.findall(r"assigned partitions \[([\d, ]*)\]", output)
+    return {int(p) for p in found[-1].split(",") if p.strip()} if found else set()
+
+
+def _partitions(settings: IngestSettings) -> set[int]:
+    consumer = KafkaConsumer(bootstrap_servers=settings.kafka_bootstrap)
+    try:
+        return set(consumer.partitions_for_topic(settings.events_topic) or ())
+    finally:
+        consumer.close()
+
+
+def _split_between(partitions: set[int], *processes: ProjectorProcess) -> bool:
+    """Every member holds partitions, none twice, and together all of the topic's."""
+    held = [_last_assignment(process.output()) for process in processes]
+    union = set().union(*held)
+    disjoint = sum(len(h) for h in held) == len(union)
+    return all(held) and disjoint and union == partitions
+
+
 def _records_read(output: str) -> int:
     found = re.findall(r"projector: Stats\(batches=\d+, records=(\d+)", output)
     assert found, output
@@ -207,7 +242,7 @@ def _crash_and_restart(
     _produce(settings.kafka_bootstrap, settings.events_topic, log)
     marker = tmp_path / "paused"
     first = make(settings)
-    first.start(PROVGRAPH_PROJECTOR_PAUSE_AT=pause_at, PROVGRAPH_PROJECTOR_PAUSE_MARKER=str(marker))
+    first.start_pausing(pause_at, marker)
     _wait(marker.exists, 45, f"the projector to pause at {pause_at}", first.output())
     first.kill()
     in_neo4j = {
@@ -353,7 +388,12 @@ def test_two_projector_processes_in_one_group_split_the_work(
     first, second = projector_process(settings), projector_process(settings)
     first.start()
     second.start()
-    time.sleep(8)  # both join the group before there is anything to read
+    # Produce only once the group has settled on a full split between both members: a member
+    # that joins late would otherwise find the other one already done with the whole log.
+    partitions = _partitions(settings)
+    settled = lambda: _split_between(partitions, first, second)  # noqa: E731
+    outputs = lambda: first.output() + second.output()  # noqa: E731
+    _wait(settled, 60, "a split between both projectors", outputs)
     _produce(settings.kafka_bootstrap, settings.events_topic, log)
     done = lambda: _applied_records(neo4j_driver, settings.events_topic) == len(log)  # noqa: E731
     _wait(done, 60, "both projectors", first.output() + second.output())

@@ -1,18 +1,21 @@
-"""The Cypher writer against real Neo4j: the same graph as the in-memory model."""
+"""The writer contract on the Cypher writer and real Neo4j: the same graph as the in-memory model.
+
+The fold's semantics, the order property (fewer examples than in memory: each one writes to
+the database) and the batch rules, as tests/unit/projection/test_projection_semantics.py runs
+them on the in-memory graph.
+"""
 
 from __future__ import annotations
 
-import random
+from collections.abc import Iterator
 
 import pytest
+from contracts.graph_writer import GraphWriterContract
 from neo4j import Driver
 
 from provgraph.ingest.constraints import apply_schema
-from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.projection import project_event
-from provgraph.ingest.projection.memory import MemoryGraph
-from provgraph.ingest.projection.workload import Workload
-from provgraph.ingest.writer import GraphWriter, PartitionOffset
+from provgraph.ingest.graphread import Neo4jGraph
+from provgraph.ingest.writer import GraphWriter
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -20,51 +23,19 @@ def _schema(neo4j_driver: Driver) -> None:
     apply_schema(neo4j_driver)
 
 
-def _batches(items: list[object], size: int) -> list[list[object]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
+class TestGraphWriterOnNeo4j(GraphWriterContract):
+    ORDER_EXAMPLES = 8
+    TWICE_EXAMPLES = 4
 
+    @pytest.fixture(autouse=True)
+    def _bind(self, neo4j_driver: Driver, project: str) -> Iterator[None]:
+        self.driver, self.project = neo4j_driver, project
+        yield
+        self.driver.execute_query(
+            "MATCH (o:ProjectorOffset) WHERE o.topic STARTS WITH $t DELETE o",
+            t=self.offsets_topic,
+        )
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_writer_builds_the_in_memory_graph_in_any_order_and_batching(
-    neo4j_driver: Driver, project: str, seed: int
-) -> None:
-    events = Workload(project, seed).build(runs=5, datasets=3)
-    expected = MemoryGraph().fold(events).canonical(project)
-    rng = random.Random(seed)
-    shuffled = [*events, *rng.sample(events, 8)]
-    rng.shuffle(shuffled)
-    writer = GraphWriter(neo4j_driver)
-    for batch in _batches([project_event(e) for e in shuffled], rng.randint(1, 12)):
-        writer.write(batch)  # type: ignore[arg-type]
-    assert read_graph(neo4j_driver, project) == expected
-
-
-def test_a_batch_written_twice_applies_once_and_offsets_only_move_forward(
-    neo4j_driver: Driver, project: str
-) -> None:
-    changes = [project_event(e) for e in Workload(project, 7).build(runs=2)]
-    writer = GraphWriter(neo4j_driver)
-    topic = f"offsets-{project}"
-    try:
-        assert writer.write(changes, [PartitionOffset(topic, 0, 41)]) == len(changes)
-        first = read_graph(neo4j_driver, project)
-        assert writer.write(changes, [PartitionOffset(topic, 0, 12)]) == 0
-        assert read_graph(neo4j_driver, project) == first
-        assert writer.read_offsets(topic) == {0: 41}
-    finally:
-        neo4j_driver.execute_query("MATCH (o:ProjectorOffset {topic: $t}) DELETE o", t=topic)
-
-
-def test_every_example_event_type_writes_the_in_memory_graph(
-    neo4j_driver: Driver, project: str
-) -> None:
-    from pathlib import Path
-
-    from provgraph.schemas import parse_event
-
-    folder = Path(__file__).parents[3] / "schemas" / "examples" / "valid"
-    texts = [p.read_text().replace("llm-pretrain", project) for p in sorted(folder.glob("*.json"))]
-    events = [parse_event(text) for text in texts]
-    changes = [project_event(e) for e in events]
-    GraphWriter(neo4j_driver).write(changes[::-1])
-    assert read_graph(neo4j_driver, project) == MemoryGraph().fold(events).canonical(project)
+    def fresh(self) -> tuple[GraphWriter, Neo4jGraph]:
+        self.driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=self.project)
+        return GraphWriter(self.driver), Neo4jGraph(self.driver)

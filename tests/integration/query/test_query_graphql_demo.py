@@ -11,9 +11,9 @@ from neo4j import Driver
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
-from provgraph.query.graphql import make_context, make_schema
-from provgraph.query.reader import GraphReader
-from provgraph.query.recipes import Recipes
+from provgraph.query.graphql.schema import make_context, make_schema
+from provgraph.query.read.reader import GraphReader
+from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
 

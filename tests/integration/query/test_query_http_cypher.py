@@ -16,8 +16,8 @@ from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.app import create_app
-from provgraph.query.cypher_guard import CypherGuard
 from provgraph.query.errors import ForbiddenQueryError
+from provgraph.query.http.guard import CypherGuard
 from provgraph.query.settings import QuerySettings
 
 ROW_CAP = 5
@@ -105,7 +105,7 @@ def test_refused_query_changes_nothing(
     response = _cypher(client, query, p=graph)
     assert response.status_code == 400, response.text
     error = response.json()["error"]
-    assert error["code"] == "FORBIDDEN_QUERY"
+    assert error["code"] == "forbidden_query"
     assert error["message"].startswith("refused: ") and error["details"]["reason"]
     assert _snapshot(neo4j_driver, graph) == before
 
@@ -210,17 +210,17 @@ def test_slow_query_times_out(client: TestClient) -> None:
     assert time.monotonic() - started < 15
     assert response.status_code == 400
     error = response.json()["error"]
-    assert error["code"] == "LIMIT_EXCEEDED"
+    assert error["code"] == "limit_exceeded"
     assert error["details"] == {"timeout_s": TIMEOUT_S}
 
 
 def test_syntax_error_is_invalid_argument(client: TestClient) -> None:
     response = _cypher(client, "MATCH (n RETURN n")
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == "INVALID_ARGUMENT"
+    assert response.json()["error"]["code"] == "invalid_argument"
 
 
-def test_malformed_body_is_invalid_argument(client: TestClient) -> None:
+def test_malformed_body_is_invalid_request(client: TestClient) -> None:
     response = client.post("/v1/cypher", json={"parameters": {}})
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "INVALID_ARGUMENT"
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_request"

@@ -14,8 +14,6 @@ from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.app import create_app
 
-pytest.importorskip("provgraph.query.reader")
-
 
 @pytest.fixture()
 def client(neo4j_driver: Driver, project: str, access: Any) -> Iterator[TestClient]:
@@ -84,7 +82,7 @@ def test_default_depth_reaches_the_deployment(client: TestClient, project: str) 
 def test_unknown_node_is_404(client: TestClient) -> None:
     response = _lineage(client, "dataset:nowhere/nothing@v0")
     assert response.status_code == 404
-    assert response.json()["error"]["code"] == "NOT_FOUND"
+    assert response.json()["error"]["code"] == "not_found"
 
 
 @pytest.mark.parametrize("depth", [0, 21])
@@ -92,10 +90,10 @@ def test_depth_out_of_range_is_400(client: TestClient, project: str, depth: int)
     response = _lineage(client, f"run:{project}-demo-pretrain-001", depth=depth)
     assert response.status_code == 400
     error = response.json()["error"]
-    assert (error["code"], error["details"]["max_depth"]) == ("INVALID_ARGUMENT", 20)
+    assert (error["code"], error["details"]["max_depth"]) == ("invalid_argument", 20)
 
 
-def test_missing_node_id_is_400(client: TestClient) -> None:
+def test_missing_node_id_is_an_invalid_request(client: TestClient) -> None:
     response = client.get("/api/v1/lineage")
-    assert response.status_code == 400
-    assert response.json()["error"]["code"] == "INVALID_ARGUMENT"
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_request"

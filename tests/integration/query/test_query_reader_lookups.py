@@ -12,8 +12,8 @@ from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.model import Direction, Scope
-from provgraph.query.reader import GraphReader
+from provgraph.query.read.model import Direction, Scope
+from provgraph.query.read.reader import GraphReader
 from provgraph.schemas import EntityDeleted, Event
 from provgraph.schemas.events.governance import EntityDeletedPayload
 

@@ -13,8 +13,8 @@ from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.model import Direction, Scope
-from provgraph.query.reader import GraphReader
+from provgraph.query.read.model import Direction, Scope
+from provgraph.query.read.reader import GraphReader
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas import DatasetVersionCreated, DeploymentRetired, Event
 from provgraph.schemas.events.data import DatasetVersionCreatedPayload

@@ -12,8 +12,8 @@ from neo4j import Driver
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.model import Scope
-from provgraph.query.recipes import Recipes
+from provgraph.query.read.model import Scope
+from provgraph.query.recipes.service import Recipes
 from provgraph.schemas import REGISTRY, Event
 
 EVERYTHING = Scope.everything()

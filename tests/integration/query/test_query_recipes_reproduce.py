@@ -16,8 +16,8 @@ from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.model import Scope
-from provgraph.query.recipes import Recipes
+from provgraph.query.read.model import Scope
+from provgraph.query.recipes.service import Recipes
 from provgraph.schemas import REGISTRY, Event
 
 SHA = "sha256:" + "ab" * 32
@@ -212,4 +212,4 @@ def test_cli_reproduce_prints_the_recipe_as_json(neo4j_endpoint: Any, demo: str)
         check=False,
     )
     assert missing.returncode == 1
-    assert "NOT_FOUND" in missing.stderr
+    assert "not_found" in missing.stderr

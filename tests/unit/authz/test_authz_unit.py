@@ -23,7 +23,7 @@ from provgraph.authz.admin import access_event, token_issued, token_revoked
 from provgraph.authz.guard import warn_if_disabled
 from provgraph.authz.store import grants_by_project
 from provgraph.authz.tokens import principal_name
-from provgraph.ingest.projection.memory import MemoryGraph
+from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.schemas import EntityDeleted, RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.events.governance import AccessRole, EntityDeletedPayload

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 
-from provgraph.client import RejectedError, Transport, TransportError
+from provgraph.client import MemoryEventLog, RejectedError, Transport, TransportError
 from provgraph.schemas import Event, RunMetricsLogged
 from provgraph.schemas.events.run import MetricPoint, RunMetricsLoggedPayload
 
@@ -23,9 +23,12 @@ def metric_event(subject: int, step: int) -> RunMetricsLogged:
 
 
 class FakeTransport(Transport):
-    """Records delivered batches; `up = False` makes it fail like a broker that is down."""
+    """Delivers into an in-memory event log, so it refuses what the contract refuses, like the
+    real transports; `up = False` makes it fail like a broker that is down, and events of a
+    type in `reject_types` are refused as a receiver would refuse them."""
 
     def __init__(self) -> None:
+        self.log = MemoryEventLog()
         self.batches: list[list[Event]] = []
         self.up = True
         self.reject_types: set[str] = set()
@@ -39,6 +42,10 @@ class FakeTransport(Transport):
             if not self.up:
                 raise TransportError("fake transport is down")
             rejected = [e for e in batch if e.event_type in self.reject_types]
+            try:
+                self.log.append([e for e in batch if e not in rejected])
+            except RejectedError as exc:
+                rejected += exc.events
             self.batches.append([e for e in batch if e not in rejected])
         if rejected:
             raise RejectedError("fake refusal", rejected)

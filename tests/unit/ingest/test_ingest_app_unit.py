@@ -10,42 +10,40 @@ import pytest
 from fastapi.testclient import TestClient
 
 from provgraph.authz import MemoryPrincipals, Principal, hash_token
-from provgraph.ingest.app import create_app, parse_items
+from provgraph.client.errors import TransportError
+from provgraph.client.eventlog import Appended, MemoryEventLog
+from provgraph.ingest.app import create_app
 from provgraph.ingest.errors import (
-    EventLogUnavailableError,
     InvalidBodyError,
     MalformedJsonError,
-    NotReadyError,
     TooManyEventsError,
 )
-from provgraph.ingest.producer import Appended, EventLog
+from provgraph.ingest.events import parse_items
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import MAX_BATCH_EVENTS, Event, RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
 
 
-class MemoryEventLog(EventLog):
-    """Appends to a list; can be switched to failing like an unreachable broker."""
+class FailingEventLog(MemoryEventLog):
+    """The in-memory event log, switched to failing like an unreachable broker by `down`."""
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        super().__init__()
         self.down = False
 
     def append(self, events: Sequence[Event]) -> list[Appended]:
         if self.down:
-            raise EventLogUnavailableError("broker gone", retry_after_s=3)
-        start = len(self.events)
-        self.events.extend(events)
-        return [Appended(str(e.event_id), 0, start + i) for i, e in enumerate(events)]
+            raise TransportError("broker gone")
+        return super().append(events)
 
     def check_reachable(self) -> None:
         if self.down:
-            raise NotReadyError("broker gone", retry_after_s=3)
+            raise TransportError("broker gone")
 
 
 @pytest.fixture()
-def log() -> MemoryEventLog:
-    return MemoryEventLog()
+def log() -> FailingEventLog:
+    return FailingEventLog()
 
 
 TOKEN = "pgt_unit-writer"
@@ -54,8 +52,8 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture()
-def http(log: MemoryEventLog) -> Iterator[TestClient]:
-    settings = IngestSettings(max_body_bytes=4096, ready_cache_s=0.0)
+def http(log: FailingEventLog) -> Iterator[TestClient]:
+    settings = IngestSettings(max_body_bytes=4096, ready_cache_s=0.0, retry_after_s=3)
     with TestClient(create_app(settings, event_log=log, principals=WRITER), headers=AUTH) as client:
         yield client
 
@@ -70,7 +68,7 @@ def event(run: str = "r-1") -> Any:
     return json.loads(built.to_json_bytes())
 
 
-def test_a_batch_is_answered_in_request_order(http: TestClient, log: MemoryEventLog) -> None:
+def test_a_batch_is_answered_in_request_order(http: TestClient, log: FailingEventLog) -> None:
     batch = [event("r-1"), event("r-2")]
     answer = http.post("/v1/events", json=batch)
     assert answer.status_code == 202
@@ -81,7 +79,7 @@ def test_a_batch_is_answered_in_request_order(http: TestClient, log: MemoryEvent
     assert [str(e.event_id) for e in log.events] == [b["event_id"] for b in batch]
 
 
-def test_one_invalid_event_refuses_all(http: TestClient, log: MemoryEventLog) -> None:
+def test_one_invalid_event_refuses_all(http: TestClient, log: FailingEventLog) -> None:
     broken = event()
     broken["payload"]["run_id"] = 5
     answer = http.post("/v1/events", json=[event(), broken, "text", 3])
@@ -103,7 +101,7 @@ def test_error_envelope_for_bad_json_and_oversized_body(http: TestClient) -> Non
     assert big.json()["error"]["code"] == "body_too_large"
 
 
-def test_unavailable_log_is_503_with_retry_after(http: TestClient, log: MemoryEventLog) -> None:
+def test_unavailable_log_is_503_with_retry_after(http: TestClient, log: FailingEventLog) -> None:
     log.down = True
     answer = http.post("/v1/events", json=event())
     assert answer.status_code == 503
@@ -122,7 +120,7 @@ def test_probes_and_unknown_routes(http: TestClient) -> None:
     assert http.get("/v1/events").status_code == 405
 
 
-def test_each_app_has_its_own_metrics(log: MemoryEventLog) -> None:
+def test_each_app_has_its_own_metrics(log: FailingEventLog) -> None:
     app = create_app(IngestSettings(), event_log=log, principals=WRITER)
     with TestClient(app, headers=AUTH) as one:
         assert one.post("/v1/events", json=event()).status_code == 202
@@ -157,7 +155,7 @@ def test_parse_items_object_is_one_event_and_array_is_a_batch() -> None:
 
 
 def test_no_token_is_401_and_a_missing_right_is_403_with_nothing_appended(
-    log: MemoryEventLog,
+    log: FailingEventLog,
 ) -> None:
     app = create_app(IngestSettings(), event_log=log, principals=WRITER)
     with TestClient(app) as anonymous:

@@ -1,24 +1,14 @@
-"""An in-memory ReadModel for the GraphQL unit tests (pure code: no database involved)."""
+"""The story the GraphQL unit tests read, over the in-memory ReadModel (no database involved)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter, deque
-from collections.abc import Sequence
 from typing import Any
 
+from fake_reader import FakeReader
+
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.model import (
-    Direction,
-    EdgeView,
-    GraphPath,
-    HistoryEntry,
-    ImpactItem,
-    Lineage,
-    NodeView,
-    Page,
-    Scope,
-)
+from provgraph.query.read.model import EdgeView, HistoryEntry, NodeView, Scope
 from provgraph.query.settings import QuerySettings
 
 T0 = "2026-01-05T09:00:00.000000Z"
@@ -26,128 +16,6 @@ T0 = "2026-01-05T09:00:00.000000Z"
 
 def view(node_id: str, type: str, seen: str = T0, **props: Any) -> NodeView:
     return NodeView(node_id, type, "p", seen, seen, None, False, props)
-
-
-class FakeReader:
-    """Nodes and edges in dicts; counts calls so batching can be asserted."""
-
-    def __init__(self, nodes: Sequence[NodeView], edges: Sequence[EdgeView]) -> None:
-        self.by_id = {n.id: n for n in nodes}
-        self.edges = list(edges)
-        self.calls: Counter[str] = Counter()
-        self.neighbour_batches: list[tuple[str, tuple[str, ...]]] = []
-
-    def _visible(self, node_id: str, as_of: str | None) -> NodeView | None:
-        n = self.by_id.get(node_id)
-        if n is None or (as_of is not None and (n.first_seen_at or "") > as_of):
-            return None
-        return n
-
-    def node(self, node_id: str, scope: Scope, as_of: str | None = None) -> NodeView | None:
-        self.calls["node"] += 1
-        return self._visible(node_id, as_of)
-
-    def nodes(self, ids: Sequence[str], scope: Scope, as_of: str | None = None) -> list[Any]:
-        self.calls["nodes"] += 1
-        return [self._visible(i, as_of) for i in ids]
-
-    def _step(self, node_id: str, rel: str | None, direction: Direction) -> list[Any]:
-        out = []
-        for e in self.edges:
-            if rel is not None and e.type != rel:
-                continue
-            if direction != Direction.DOWNSTREAM and e.src == node_id:
-                out.append((e, self.by_id[e.dst]))
-            if direction != Direction.UPSTREAM and e.dst == node_id:
-                out.append((e, self.by_id[e.src]))
-        return out
-
-    def neighbours(
-        self, ids: Sequence[str], rel: str, direction: Direction, scope: Scope, as_of: Any = None
-    ) -> list[list[Any]]:
-        self.calls["neighbours"] += 1
-        self.neighbour_batches.append((rel, tuple(ids)))
-        return [self._step(i, rel, direction) for i in ids]
-
-    def find(self, type: str, scope: Scope, **key: Any) -> NodeView | None:
-        self.calls["find"] += 1
-        wanted = {k: v for k, v in key.items() if v is not None and k != "project"}
-        for n in self.by_id.values():
-            if n.type == type and all(n.props.get(k) == v for k, v in wanted.items()):
-                return n
-        return None
-
-    def list_nodes(self, type: str, scope: Scope, *, first: int = 50, **kw: Any) -> Page:
-        self.calls["list_nodes"] += 1
-        found = [n for n in self.by_id.values() if n.type == type]
-        if kw.get("status"):
-            found = [n for n in found if n.props.get("status") == kw["status"]]
-        start = int(kw.get("after") or 0)
-        rest = found[start : start + first]
-        more = start + first < len(found)
-        return Page(tuple(rest), str(start + first) if more else None)
-
-    def search(self, text: str, scope: Scope, *, types: Sequence[str] = (), first: int = 50) -> Any:
-        hits = [n for n in self.by_id.values() if text in n.id and (not types or n.type in types)]
-        return hits[:first]
-
-    def lineage(
-        self,
-        node_id: str,
-        scope: Scope,
-        *,
-        direction: Direction = Direction.UPSTREAM,
-        depth: int = 5,
-        types: Sequence[str] = (),
-        as_of: Any = None,
-        limit: int = 1000,
-    ) -> Lineage | None:
-        self.calls["lineage"] += 1
-        self.last_lineage = {"depth": depth, "limit": limit, "direction": direction}
-        root = self._visible(node_id, as_of)
-        if root is None:
-            return None
-        depths, edges, queue = {node_id: 0}, [], deque([node_id])
-        while queue:
-            current = queue.popleft()
-            if depths[current] == depth:
-                continue
-            for e, n in self._step(current, None, direction):
-                if all(e is not seen for seen in edges):
-                    edges.append(e)
-                if n.id not in depths:
-                    depths[n.id] = depths[current] + 1
-                    queue.append(n.id)
-        nodes = tuple(self.by_id[i] for i in depths if i != node_id)
-        return Lineage(root, nodes, depths, tuple(edges), False)
-
-    def impact(self, node_id: str, scope: Scope, as_of: Any = None) -> list[ImpactItem] | None:
-        root = self._visible(node_id, as_of)
-        if root is None:
-            return None
-        items = []
-        for e, n in self._step(node_id, None, Direction.DOWNSTREAM):
-            items.append(ImpactItem(n, GraphPath((root, n), (e,))))
-        return items
-
-    def paths(self, src: str, dst: str, scope: Scope, *, max_depth: int = 20) -> Any:
-        if src not in self.by_id or dst not in self.by_id:
-            return None
-        for e, n in self._step(src, None, Direction.BOTH):
-            if n.id == dst:
-                return [GraphPath((self.by_id[src], n), (e,))]
-        return []
-
-    def history(self, node_id: str, scope: Scope, *, first: int = 50, after: Any = None) -> Any:
-        if node_id not in self.by_id:
-            return None
-        entry = HistoryEntry("e1", "run.started", T0, "tests", "user:a", node_id)
-        return Page((entry,), None)
-
-    def artifact(self, scope: Scope, *, uri: Any = None, checksum: Any = None) -> list[NodeView]:
-        keys = ("uri", "storage_uri", "checksum")
-        wanted = {uri, checksum} - {None}
-        return [n for n in self.by_id.values() if wanted & {n.props.get(k) for k in keys}]
 
 
 class FakeRecipes:
@@ -240,7 +108,8 @@ def story() -> FakeReader:
         e("model:p/m@1", "model:p/m", "VERSION_OF"),
         e("deployment:p/api", "model:p/m@1", "SERVES", {"traffic_share": 1.0}),
     ]
-    return FakeReader(nodes, edges)
+    started = HistoryEntry("e1", "run.started", T0, "tests", "user:a", "run:r1")
+    return FakeReader(nodes, edges, {"run:r1": [started]})
 
 
 def run_query(

@@ -7,8 +7,9 @@ import asyncio
 from typing import Any
 
 import pytest
+from fake_reader import FakeReader
 from graphql import parse
-from query_graphql_fake import FakeReader, FakeRecipes, story
+from query_graphql_fake import FakeRecipes, story
 
 from provgraph.query.graphql.doccache import Checked, DocumentCache
 from provgraph.query.graphql.schema import ProvenanceSchema, make_context, make_schema
@@ -56,7 +57,7 @@ def test_a_refused_text_is_refused_again_from_the_cache() -> None:
     for _ in range(2):
         result = execute(schema, reader, DEEP)
         assert result.data is None
-        assert codes(result) == {"LIMIT_EXCEEDED"}
+        assert codes(result) == {"limit_exceeded"}
     assert schema.document_cache.hits == 1
     assert sum(reader.calls.values()) == 0, "nothing may run"
 
@@ -65,8 +66,8 @@ def test_a_text_that_does_not_parse_is_not_kept() -> None:
     schema, reader = schema_with(graphql_max_tokens=10), story()
     query = '{ node(id: "run:r1") { id type project firstSeenAt lastEventAt } }'
     for _ in range(2):
-        assert codes(execute(schema, reader, query)) == {"LIMIT_EXCEEDED"}
-    assert codes(execute(schema, reader, "{ node(")) == {"GRAPHQL_PARSE_FAILED"}
+        assert codes(execute(schema, reader, query)) == {"limit_exceeded"}
+    assert codes(execute(schema, reader, "{ node(")) == {"graphql_parse_failed"}
     assert len(schema.document_cache) == 0
     assert schema.document_cache.hits == 0
 
@@ -75,7 +76,7 @@ def test_the_cache_is_per_schema_so_other_limits_are_not_bypassed() -> None:
     lenient, strict = schema_with(graphql_max_depth=8), schema_with(graphql_max_depth=4)
     reader = story()
     assert execute(lenient, reader, DEEP).errors is None
-    assert codes(execute(strict, reader, DEEP)) == {"LIMIT_EXCEEDED"}
+    assert codes(execute(strict, reader, DEEP)) == {"limit_exceeded"}
 
 
 def test_least_recently_used_text_goes_first() -> None:

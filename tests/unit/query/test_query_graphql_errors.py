@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from query_graphql_fake import run_query, story
 
-from provgraph.query.errors import UnavailableError
+from provgraph.core.errors import UnavailableError
 
 
 def codes(result: Any) -> list[str]:
@@ -31,7 +31,7 @@ def codes(result: Any) -> list[str]:
 def test_missing_is_null_plus_not_found(query: str, field: str) -> None:
     result = run_query(query)
     assert result.data == {field: None}
-    assert codes(result) == ["NOT_FOUND"]
+    assert codes(result) == ["not_found"]
     formatted = result.errors[0].formatted
     assert set(formatted) == {"message", "locations", "path", "extensions"}
     assert formatted["path"] == [field]
@@ -51,7 +51,7 @@ def test_missing_is_null_plus_not_found(query: str, field: str) -> None:
 def test_invalid_arguments(query: str) -> None:
     reader = story()
     result = run_query(query, reader=reader)
-    assert codes(result) == ["INVALID_ARGUMENT"]
+    assert codes(result) == ["invalid_argument"]
     assert reader.calls["lineage"] == reader.calls["list_nodes"] == 0
 
 
@@ -63,7 +63,7 @@ def test_unexpected_errors_are_masked() -> None:
 
     reader.search = broken  # type: ignore[method-assign]
     result = run_query('{ search(text: "x") { id } }', reader=reader)
-    assert codes(result) == ["INTERNAL"]
+    assert codes(result) == ["internal_error"]
     assert result.errors[0].formatted["message"] == "Unexpected error."
     assert "secret" not in str(result.errors[0].formatted)
 
@@ -76,9 +76,9 @@ def test_read_model_errors_keep_their_code() -> None:
 
     reader.search = down  # type: ignore[method-assign]
     result = run_query('{ search(text: "x") { id } }', reader=reader)
-    assert codes(result) == ["UNAVAILABLE"]
+    assert codes(result) == ["unavailable"]
 
 
 def test_invalid_documents_have_codes() -> None:
-    assert codes(run_query("{ node(id: ")) == ["GRAPHQL_PARSE_FAILED"]
-    assert codes(run_query('{ node(id: "run:r1") { nope } }')) == ["GRAPHQL_VALIDATION_FAILED"]
+    assert codes(run_query("{ node(id: ")) == ["graphql_parse_failed"]
+    assert codes(run_query('{ node(id: "run:r1") { nope } }')) == ["graphql_validation_failed"]

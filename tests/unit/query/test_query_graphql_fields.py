@@ -100,15 +100,19 @@ def test_as_of_hides_later_nodes_and_accepts_iso_dates() -> None:
     before = '{ node(id: "dataset:p/web@v2", asOf: "2026-01-05T12:00:00Z") { id } }'
     result = run_query(before)
     assert result.data == {"node": None}
-    assert result.errors[0].extensions["code"] == "NOT_FOUND"
+    assert result.errors[0].extensions["code"] == "not_found"
     after = ok('{ node(id: "dataset:p/web@v2", asOf: "2026-01-07") { id } }')
     assert after == {"node": {"id": "dataset:p/web@v2"}}
 
 
 def test_nodes_pagination_and_search() -> None:
     first = ok("{ nodes(type: RUN, first: 1) { items { id } nextCursor } }")["nodes"]
-    assert first["items"] == [{"id": "run:r1"}] and first["nextCursor"] == "1"
-    rest = ok('{ nodes(type: RUN, first: 1, after: "1") { items { id } nextCursor } }')
+    assert first["items"] == [{"id": "run:r1"}] and first["nextCursor"] is not None
+    page = (
+        "query($after: String) "
+        "{ nodes(type: RUN, first: 1, after: $after) { items { id } nextCursor } }"
+    )
+    rest = ok(page, variables={"after": first["nextCursor"]})
     assert rest["nodes"] == {"items": [{"id": "run:r2"}], "nextCursor": None}
     failed = ok('{ nodes(type: RUN, filter: {status: "failed"}) { items { id } } }')
     assert failed["nodes"]["items"] == [{"id": "run:r2"}]
@@ -176,7 +180,8 @@ def test_history_artifact_diff_reproduce() -> None:
 
 
 def test_unknown_label_is_other_node() -> None:
-    from query_graphql_fake import FakeReader, view
+    from fake_reader import FakeReader
+    from query_graphql_fake import view
 
     reader = FakeReader([view("job:p/x", "Job", name="x")], [])
     data = ok('{ node(id: "job:p/x") { __typename id type properties } }', reader=reader)

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from provgraph.query.deps import Readiness
-from provgraph.query.errors import UnavailableError
+from provgraph.core.errors import UnavailableError
+from provgraph.query.http.readiness import Readiness
 
 
 class Clock:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from provgraph.query.cypher_guard import MAX_QUERY_CHARS, check_static, tokenize
 from provgraph.query.errors import ForbiddenQueryError, InvalidArgumentError, LimitExceededError
+from provgraph.query.http.guard import MAX_QUERY_CHARS, check_static, tokenize
 
 DB = "neo4j"
 
@@ -40,7 +40,7 @@ REFUSED = {
 def test_refused(query: str) -> None:
     with pytest.raises(ForbiddenQueryError) as caught:
         check_static(query, DB)
-    assert caught.value.code == "FORBIDDEN_QUERY"
+    assert caught.value.code == "forbidden_query"
     assert caught.value.details["reason"]
 
 

@@ -7,9 +7,9 @@ import json
 from neo4j.spatial import CartesianPoint
 from neo4j.time import Date, DateTime, Duration
 
-from provgraph.query.cypher_values import to_json
-from provgraph.query.model import EdgeView, Lineage, NodeView
-from provgraph.query.rest import marquez_graph
+from provgraph.query.http.rest import marquez_graph
+from provgraph.query.http.values import to_json
+from provgraph.query.read.model import EdgeView, Lineage, NodeView
 
 
 def test_scalars_are_strict_json() -> None:

@@ -6,10 +6,9 @@ from typing import Any
 
 import pytest
 
-from provgraph.query.cypher import reads, traversal
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.model import Direction, Scope
-from provgraph.query.reader_convert import (
+from provgraph.query.read import cypher
+from provgraph.query.read.convert import (
     bounded,
     decode_cursor,
     edge_view,
@@ -20,6 +19,7 @@ from provgraph.query.reader_convert import (
     scope_params,
     uri_variants,
 )
+from provgraph.query.read.model import Direction, Scope
 from provgraph.schemas.graph import Label, Rel
 
 
@@ -99,29 +99,32 @@ def test_uri_variants() -> None:
 
 
 def test_traversal_builders_only_take_a_positive_int_depth() -> None:
-    assert "{1,3}" in traversal.lineage(Direction.UPSTREAM, 3)
+    assert "{1,3}" in cypher.lineage(Direction.UPSTREAM, 3)
     for bad in (0, -1, "3) MATCH (x", 2.5):
         with pytest.raises(ValueError):
-            traversal.lineage(Direction.UPSTREAM, bad)  # type: ignore[arg-type]
+            cypher.lineage(Direction.UPSTREAM, bad)  # type: ignore[arg-type]
 
 
 def _all_queries() -> list[str]:
     built = [
-        reads.NODES,
-        reads.SEARCH,
-        reads.HISTORY,
-        reads.ARTIFACT,
-        reads.neighbours(Rel.USED, ("-", "->")),
-        reads.find(Label.MODEL_VERSION),
-        reads.list_nodes(Label.RUN),
-        traversal.impact(20),
-        traversal.paths(20),
+        cypher.NODES,
+        cypher.SEARCH,
+        cypher.HISTORY,
+        cypher.ARTIFACT,
+        cypher.neighbours(Rel.USED, ("-", "->")),
+        cypher.find(Label.MODEL_VERSION),
+        cypher.list_nodes(Label.RUN),
+        cypher.impact(20),
+        cypher.paths(20),
+        cypher.RECIPE_ARTIFACT,
+        cypher.RECIPE_RUN,
+        cypher.DERIVATION,
     ]
-    return built + [traversal.lineage(d, 5) for d in Direction]
+    return built + [cypher.lineage(d, 5) for d in Direction]
 
 
 def test_every_query_applies_the_scope_and_never_walks_bookkeeping() -> None:
     for query in _all_queries():
         assert "($all OR" in query and ".project IN $projects)" in query
-    for query in [traversal.lineage(d, 5) for d in Direction] + [traversal.impact(5)]:
+    for query in [cypher.lineage(d, 5) for d in Direction] + [cypher.impact(5), cypher.DERIVATION]:
         assert "TOUCHED" not in query and "AppliedEvent" not in query

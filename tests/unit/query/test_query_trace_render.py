@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from provgraph.query.model import Direction, EdgeView, Lineage, NodeView
-from provgraph.query.trace import describe, render_tree
+from provgraph.query.read.model import Direction, EdgeView, Lineage, NodeView
+from provgraph.query.recipes.trace import describe, render_tree
 
 
 def _node(node_id: str, type_: str, placeholder: bool = False, **props: Any) -> NodeView:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from provgraph.query.model import EdgeView, Lineage, NodeView
-from provgraph.query.whois import ProgressLine, hash_file, render_whois, whois_report
+from provgraph.query.read.model import EdgeView, Lineage, NodeView
+from provgraph.query.recipes.whois import ProgressLine, hash_file, render_whois, whois_report
 
 
 def test_hash_is_streamed_in_chunks_with_progress(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from provgraph.core.settings import ProvgraphSettings
 
 
 def _default_cache_dir() -> Path:
@@ -14,13 +15,11 @@ def _default_cache_dir() -> Path:
     return Path(base) / "provgraph"
 
 
-class InfraSettings(BaseSettings):
+class InfraSettings(ProvgraphSettings):
     """Where Kafka and Neo4j run, which versions, and how much memory they get.
 
     The defaults suit a 2-core / 24 GiB machine; ports are all on loopback.
     """
-
-    model_config = SettingsConfigDict(env_prefix="PROVGRAPH_", extra="ignore")
 
     home: Path = Field(default=Path(".provgraph"), description="state dir: data, logs, pids, env")
     cache_dir: Path = Field(default_factory=_default_cache_dir, description="Maven-resolved jars")

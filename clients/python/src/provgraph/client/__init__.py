@@ -18,7 +18,9 @@ from typing import Any
 from provgraph.client.config import DEFAULT_TOPIC, ClientSettings
 from provgraph.client.emitter import PRODUCER, Emitter, default_spool_dir
 from provgraph.client.errors import ClientError, ConfigError, RejectedError, TransportError
+from provgraph.client.eventlog import Appended, EventLog, MemoryEventLog
 from provgraph.client.http_transport import HttpTransport
+from provgraph.client.kafka_log import KafkaEventLog
 from provgraph.client.kafka_transport import KafkaTransport
 from provgraph.client.run import Run
 from provgraph.client.spool import Spool, SpoolLockedError
@@ -27,12 +29,16 @@ from provgraph.client.transport import Transport
 __all__ = [
     "DEFAULT_TOPIC",
     "PRODUCER",
+    "Appended",
     "ClientError",
     "ClientSettings",
     "ConfigError",
     "Emitter",
+    "EventLog",
     "HttpTransport",
+    "KafkaEventLog",
     "KafkaTransport",
+    "MemoryEventLog",
     "RejectedError",
     "Run",
     "Spool",

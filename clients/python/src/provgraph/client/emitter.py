@@ -7,26 +7,22 @@ import logging
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TypeVar
-from uuid import UUID
+from typing import Any, Self
 
 from provgraph.client.config import default_actor, env
 from provgraph.client.delivery import Backoff, Delivery
 from provgraph.client.errors import ClientError, RejectedError
+from provgraph.client.run import Run
+from provgraph.client.sink import EventSink
 from provgraph.client.spool import Spool, SpoolLockedError
 from provgraph.client.transport import Transport
-from provgraph.schemas import MAX_EVENT_BYTES, Event, Payload
+from provgraph.schemas import MAX_EVENT_BYTES, Event
 from provgraph.schemas.version import __version__
-
-if TYPE_CHECKING:
-    from provgraph.client.run import Run
 
 log = logging.getLogger(__name__)
 
 PRODUCER = f"https://provgraph.dev/sdk/python/{__version__}"
 """The default `producer` URI of events built by the SDK."""
-
-E = TypeVar("E", bound=Event)
 
 
 def default_spool_dir(name: str) -> Path:
@@ -35,7 +31,7 @@ def default_spool_dir(name: str) -> Path:
     return Path(cache) / "provgraph" / "spool" / name
 
 
-class Emitter:
+class Emitter(EventSink):
     """Sends lineage events without ever blocking the caller.
 
     `emit` puts the event on a bounded in-memory queue (when the queue is full it appends
@@ -96,32 +92,11 @@ class Emitter:
             return
         self._delivery.put(event)
 
-    def make(
-        self,
-        model: type[E],
-        payload: Payload,
-        *,
-        project: str | None = None,
-        correlation_id: UUID | None = None,
-        causation_id: UUID | None = None,
-    ) -> E:
-        """Build an event of `model` with this emitter's project, actor and producer."""
-        return model.create(
-            project=_require("project", project or self.project),
-            producer=self.producer,
-            actor=_require("actor", self.actor),
-            payload=payload,
-            correlation_id=correlation_id,
-            causation_id=causation_id,
-        )
-
     def run(self, **options: Any) -> Run:
         """A run context manager: ``with emitter.run(experiment=..., params=...) as run:``.
 
         The options are those of `provgraph.client.run.Run`.
         """
-        from provgraph.client.run import Run
-
         return Run(self, **options)
 
     @property
@@ -172,13 +147,6 @@ class Emitter:
 
     def _at_exit(self) -> None:
         self.close(timeout=self.exit_flush_s)
-
-
-def _require(what: str, value: str | None) -> str:
-    if not value:
-        env = {"project": "PROVGRAPH_PROJECT", "actor": "PROVGRAPH_ACTOR"}[what]
-        raise ClientError(f"no {what}: pass {what}=... or set {env}")
-    return value
 
 
 def _open_spool(directory: Path) -> Spool:

@@ -16,7 +16,8 @@ class ConfigError(ClientError, ValueError):
 
 
 class TransportError(ClientError):
-    """The transport could not deliver a batch: it may be partly delivered, resend it whole.
+    """A transport or the event log could not deliver a batch: it may be partly delivered,
+    resend it whole (receivers dedupe by event_id).
 
     Raised for conditions a later retry can fix: the broker or the ingest service is down,
     a timeout, a 5xx, a 408 or a 429.
@@ -24,7 +25,7 @@ class TransportError(ClientError):
 
 
 class RejectedError(TransportError):
-    """The receiver refused `events` for good (bad request, too large, not authorised).
+    """The receiver refused `events` for good (breaks the contract, too large, not authorised).
 
     Every other event of the batch was delivered. Resending the rejected events unchanged
     gives the same answer, so the emitter moves them to the spool's ``rejected`` file.

@@ -9,11 +9,12 @@ import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from provgraph.client import environment as env
 from provgraph.client.errors import ClientError
 from provgraph.client.metrics import MetricsBuffer
+from provgraph.client.sink import EventSink
 from provgraph.schemas import (
     CheckpointSaved,
     EnvironmentSnapshotRecorded,
@@ -39,9 +40,6 @@ from provgraph.schemas.events.run import (
     RunMetricsLoggedPayload,
 )
 
-if TYPE_CHECKING:
-    from provgraph.client.emitter import Emitter
-
 log = logging.getLogger(__name__)
 
 DEFAULT_CONCLUSION = "Run completed; no conclusion was recorded (set run.conclusion)."
@@ -61,7 +59,7 @@ class Run:
 
     def __init__(
         self,
-        emitter: Emitter,
+        emitter: EventSink,
         *,
         project: str | None = None,
         run_id: str | None = None,

@@ -1,8 +1,9 @@
-"""Token and grant management: build the events and append them straight to the Kafka log.
+"""Token and grant management: build the events and append them straight to the event log.
 
 These commands are operator tools: they need the Kafka connection (`.provgraph/env`), which
 already allows writing any event, so they do not go through the ingest service. Callers with
-only a token use `POST /v1/events` with `access.*` events (project admin) instead.
+only a token use `POST /v1/events` with `access.*` events (project admin) instead. Appends go
+through the event-log port (validated by the contract, idempotent producer), like ingest's.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 
 from provgraph.authz.tokens import hash_token, new_token
-from provgraph.ingest.settings import IngestSettings
+from provgraph.client.eventlog import Appended, EventLog
+from provgraph.core.eventlog import open_event_log
+from provgraph.core.settings import KafkaSettings
 from provgraph.schemas import AccessGranted, AccessRevoked, Event
 from provgraph.schemas.events.governance import (
     AccessGrantedPayload,
@@ -62,25 +66,15 @@ def access_event(
     return AccessRevoked.create(project=project, producer=PRODUCER, actor=actor, payload=revoked)
 
 
-def append_to_log(events: Sequence[Event], settings: IngestSettings | None = None) -> None:
-    """Append `events` to the event-log topic and wait for Kafka's acknowledgement."""
-    from kafka import KafkaProducer
-
-    from provgraph.ingest.topics import ensure_topics
-
-    settings = settings or IngestSettings()
-    ensure_topics(settings)
-    producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all")
-    try:
-        for event in events:
-            producer.send(settings.events_topic, key=event.kafka_key(), value=event.to_json_bytes())
-        producer.flush(timeout=30)
-    finally:
-        producer.close()
+def append_to_log(events: Sequence[Event], settings: KafkaSettings) -> list[Appended]:
+    """Append `events` to the event log (its topics created when missing) and wait for every
+    acknowledgement; `TransportError` or `RejectedError` when that cannot be done."""
+    with closing(open_event_log(settings, client_id="provgraph-admin")) as log:
+        return log.append(events)
 
 
-def bootstrap_admin_token(path: Path, settings: IngestSettings | None = None) -> str | None:
-    """Issue a global admin token once: write it to `path` (mode 0600) and the log.
+def bootstrap_admin_token(path: Path, log: EventLog) -> str | None:
+    """Issue a global admin token once: append it to `log`, write it to `path` (mode 0600).
 
     Returns the new token, or None when `path` already holds one.
     """
@@ -88,8 +82,7 @@ def bootstrap_admin_token(path: Path, settings: IngestSettings | None = None) ->
         return None
     token = new_token()
     name = f"{BOOTSTRAP_ADMIN}-{secrets.token_hex(4)}"
-    event = token_issued(name, token, [GlobalRole.ADMIN], actor="service:provgraph")
-    append_to_log([event], settings)
+    log.append([token_issued(name, token, [GlobalRole.ADMIN], actor="service:provgraph")])
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:

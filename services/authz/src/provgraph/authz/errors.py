@@ -1,20 +1,16 @@
-"""Errors of authentication and authorisation: one root, each with its HTTP status."""
+"""Errors of authentication and authorisation: one root under `ProvgraphError`, each with its
+HTTP status; core's renderer (`provgraph.core.http`) answers them."""
 
 from __future__ import annotations
 
-from typing import Any
+from provgraph.core.errors import ProvgraphError
 
 
-class AuthError(Exception):
+class AuthError(ProvgraphError):
     """Root of `provgraph.authz`'s errors; `status` and `code` are what HTTP answers carry."""
 
     status = 500
     code = "auth_error"
-
-    def __init__(self, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details = details
 
 
 class UnauthenticatedError(AuthError):
@@ -25,6 +21,9 @@ class UnauthenticatedError(AuthError):
 
     def __init__(self) -> None:
         super().__init__("a valid bearer token is required: Authorization: Bearer <token>")
+
+    def headers(self) -> dict[str, str]:
+        return {"WWW-Authenticate": "Bearer"}
 
 
 class ForbiddenError(AuthError):

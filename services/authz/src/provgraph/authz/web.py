@@ -1,12 +1,14 @@
-"""FastAPI glue shared by the ingest and query services: the dependency and the error answer."""
+"""FastAPI glue shared by the ingest and query services: the authentication dependency.
+
+Its errors are `ProvgraphError`s, answered by `provgraph.core.http.install_error_handlers`.
+"""
 
 from __future__ import annotations
 
-from fastapi import Request, Response
-from fastapi.responses import JSONResponse
+from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
-from provgraph.authz.errors import AuthError, UnauthenticatedError
+from provgraph.authz.errors import UnauthenticatedError
 from provgraph.authz.guard import Authenticator
 from provgraph.authz.model import Principal
 
@@ -34,11 +36,3 @@ def principal_of(request: Request) -> Principal:
     if not isinstance(principal, Principal):
         raise UnauthenticatedError()
     return principal
-
-
-async def on_auth_error(_request: Request, exc: Exception) -> Response:
-    """``{"error": {code, message, details}}`` with the error's status (and a challenge on 401)."""
-    assert isinstance(exc, AuthError)
-    body = {"error": {"code": exc.code, "message": exc.message, "details": exc.details}}
-    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    return JSONResponse(body, status_code=exc.status, headers=headers)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import neo4j
 
@@ -11,19 +11,19 @@ from provgraph.authz.guard import Authenticator, warn_if_disabled
 from provgraph.authz.store import Neo4jPrincipals, PrincipalSource
 
 
-class AuthSettings(Protocol):
-    """The settings fields authentication reads (IngestSettings and QuerySettings have them)."""
+class ServiceSettings(Protocol):
+    """What authentication reads of a service's settings: `provgraph.core.settings`'
+    `AuthSettings` and `Neo4jSettings`, which IngestSettings and QuerySettings inherit."""
 
     auth_disabled: bool
     auth_cache_s: float
-    neo4j_uri: str
-    neo4j_user: str
-    neo4j_password: str
     neo4j_database: str
+
+    def neo4j_driver(self, **config: Any) -> neo4j.Driver: ...
 
 
 def build_authenticator(
-    settings: AuthSettings,
+    settings: ServiceSettings,
     service: str,
     *,
     source: PrincipalSource | None = None,
@@ -36,11 +36,7 @@ def build_authenticator(
     else:
         if source is None:
             if driver is None:
-                driver = neo4j.GraphDatabase.driver(
-                    settings.neo4j_uri,
-                    auth=(settings.neo4j_user, settings.neo4j_password),
-                    notifications_min_severity="OFF",
-                )
+                driver = settings.neo4j_driver(notifications_min_severity="OFF")
                 close = driver.close
             source = Neo4jPrincipals(driver, settings.neo4j_database)
         authenticator = Authenticator(source, cache_s=settings.auth_cache_s)

@@ -8,9 +8,12 @@ import os
 import time
 import urllib.error
 import urllib.request
-from typing import Any
 
+from provgraph.authz.admin import append_to_log
 from provgraph.cli.demo_story import DEPLOYED_MODEL, PROJECT, demo_events
+from provgraph.infra.apps import Apps
+from provgraph.infra.settings import InfraSettings
+from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import Event
 
 SubParsers = argparse._SubParsersAction
@@ -30,8 +33,6 @@ def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from provgraph.infra.settings import InfraSettings
-    from provgraph.ingest.settings import IngestSettings
 
     infra = InfraSettings()
     settings = IngestSettings()
@@ -52,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _token(infra: Any) -> str | None:
+def _token(infra: InfraSettings) -> str | None:
     """PROVGRAPH_TOKEN, else the bootstrap admin token `provgraph infra up` wrote."""
     token = os.environ.get("PROVGRAPH_TOKEN", "").strip()
     path = infra.admin_token_file
@@ -67,13 +68,12 @@ def _headers(token: str | None) -> dict[str, str]:
 
 
 def _projector_runs() -> bool:
-    from provgraph.infra.apps import Apps
 
     return any(spec.name == "projector" and pid for spec, pid, _ in Apps().status())
 
 
 def _send(
-    events: list[Event], ingest_url: str, settings: Any, token: str | None, wait_s: float
+    events: list[Event], ingest_url: str, settings: IngestSettings, token: str | None, wait_s: float
 ) -> str:
     """Through the ingest service when it runs, else straight into the event log topic.
 
@@ -98,8 +98,7 @@ def _send(
             time.sleep(1.0)
 
 
-def _produce(events: list[Event], settings: Any) -> str:
-    from provgraph.authz.admin import append_to_log
+def _produce(events: list[Event], settings: IngestSettings) -> str:
 
     append_to_log(events, settings)
     return f"Kafka topic {settings.events_topic} (the ingest service is not running)"
@@ -113,7 +112,7 @@ def _answers(url: str) -> bool:
         return False
 
 
-def _print_urls(infra: Any, settings: Any) -> None:
+def _print_urls(infra: InfraSettings, settings: IngestSettings) -> None:
     print("\nprovgraph is running:")
     print(f"  Kafka (event log)   {infra.kafka_bootstrap}   topic {settings.events_topic}")
     print(
@@ -121,7 +120,6 @@ def _print_urls(infra: Any, settings: Any) -> None:
         f"password in {infra.env_file}"
     )
     print(f"  Neo4j Browser       http://{infra.host}:{infra.neo4j_http_port}/browser/")
-    from provgraph.infra.apps import Apps
 
     for spec, pid, healthy in Apps(infra).status():
         where = f"http://{infra.host}:{spec.port}" if spec.port else "(a consumer, no port)"
@@ -129,17 +127,12 @@ def _print_urls(infra: Any, settings: Any) -> None:
         print(f"  {spec.name + ' service':<19} {where}   ({state})")
 
 
-def _print_example(settings: Any, wait_s: float) -> None:
-    from neo4j import GraphDatabase
-
+def _print_example(settings: IngestSettings, wait_s: float) -> None:
     print(f"\nexample: {EXAMPLE_QUESTION}\n")
     print("  " + EXAMPLE_CYPHER.replace("\n", "\n  "))
     params = {"deployment": f"deployment:{PROJECT}/chat-api"}
-    auth = (settings.neo4j_user, settings.neo4j_password)
     rows: list[str] = []
-    with GraphDatabase.driver(
-        settings.neo4j_uri, auth=auth, notifications_min_severity="OFF"
-    ) as driver:
+    with settings.neo4j_driver(notifications_min_severity="OFF") as driver:
         deadline = time.monotonic() + wait_s
         while not rows and time.monotonic() < deadline:
             records, _, _ = driver.execute_query(EXAMPLE_CYPHER, params)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-
-from neo4j import GraphDatabase
+from contextlib import closing
 
 from provgraph.authz.admin import bootstrap_admin_token
+from provgraph.core.eventlog import open_event_log
+from provgraph.core.settings import KafkaSettings, Neo4jSettings
 from provgraph.infra.launcher import Launcher
 from provgraph.infra.process import tail
 from provgraph.ingest.constraints import apply_schema
-from provgraph.ingest.settings import IngestSettings
 
 SubParsers = argparse._SubParsersAction
 
@@ -44,7 +44,10 @@ def _up(args: argparse.Namespace) -> int:
 
 def _apply_graph_schema(launcher: Launcher) -> None:
     s = launcher.settings
-    with GraphDatabase.driver(s.neo4j_uri, auth=(s.neo4j_user, launcher.neo4j.password())) as db:
+    neo4j = Neo4jSettings(
+        neo4j_uri=s.neo4j_uri, neo4j_user=s.neo4j_user, neo4j_password=launcher.neo4j.password()
+    )
+    with neo4j.neo4j_driver() as db:
         count = apply_schema(db)
     print(f"neo4j: {count} constraints and indexes in place")
 
@@ -52,8 +55,10 @@ def _apply_graph_schema(launcher: Launcher) -> None:
 def _bootstrap_admin_token(launcher: Launcher) -> None:
     """Issue the global admin token once (an event in the log, the text in a 0600 file)."""
     path = launcher.settings.admin_token_file
-    ingest = IngestSettings(kafka_bootstrap=launcher.settings.kafka_bootstrap)
-    if bootstrap_admin_token(path, ingest) is not None:
+    kafka = KafkaSettings(kafka_bootstrap=launcher.settings.kafka_bootstrap)
+    with closing(open_event_log(kafka, client_id="provgraph-infra")) as log:
+        token = bootstrap_admin_token(path, log)
+    if token is not None:
         print(f"bootstrap admin token written to {path} (mode 0600); see docs/security.md")
     else:
         print(f"admin token: {path}")

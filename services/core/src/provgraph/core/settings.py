@@ -11,6 +11,8 @@ from typing import Any
 import neo4j
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from provgraph.client.kafka_log import KafkaEventLog
+
 
 class ProvgraphSettings(BaseSettings):
     """Read from PROVGRAPH_* environment variables; unknown variables are ignored."""
@@ -27,19 +29,42 @@ class Neo4jSettings(ProvgraphSettings):
     neo4j_database: str = "neo4j"
 
     def neo4j_driver(self, **config: Any) -> neo4j.Driver:
-        """A driver for these settings (the caller closes it)."""
+        """A driver for these settings (the caller closes it).
+
+        Neo4j's INFORMATION notifications (e.g. "constraint already exists" for every
+        idempotent schema statement) are not logged unless asked for: warnings still are.
+        """
+        config.setdefault("notifications_min_severity", "WARNING")
         auth = (self.neo4j_user, self.neo4j_password)
         return neo4j.GraphDatabase.driver(self.neo4j_uri, auth=auth, **config)
 
 
 class KafkaSettings(ProvgraphSettings):
-    """How to reach the event log."""
+    """How to reach the event log, and how its producer waits and compresses."""
 
     kafka_bootstrap: str = "127.0.0.1:9092"
     events_topic: str = "provgraph.events"
     dead_letter_topic: str = "provgraph.events.dlq"
     topic_partitions: int = 6
     topic_replication: int = 1
+    produce_timeout_s: float = 10.0
+    # "auto": the best codec kafka-python can use here (zstd, then lz4, else gzip).
+    produce_compression: str = "auto"
+    produce_linger_ms: int = 5
+
+    def event_log(
+        self, *, client_id: str, topic: str | None = None, timeout_s: float | None = None
+    ) -> KafkaEventLog:
+        """The event log's producer on `topic` (default: the event log), connected now (the
+        caller closes it); `TransportError` when Kafka cannot be reached."""
+        return KafkaEventLog.connect(
+            self.kafka_bootstrap,
+            topic=topic or self.events_topic,
+            timeout_s=timeout_s if timeout_s is not None else self.produce_timeout_s,
+            compression=self.produce_compression,
+            linger_ms=self.produce_linger_ms,
+            client_id=client_id,
+        )
 
 
 class AuthSettings(ProvgraphSettings):

@@ -7,17 +7,16 @@ import logging
 import signal
 import sys
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from neo4j import Driver, GraphDatabase
+from neo4j import Driver
 
 from provgraph.ingest.settings import IngestSettings
 
-
-def _driver(settings: IngestSettings) -> Driver:
-    return GraphDatabase.driver(
-        settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password)
-    )
+if TYPE_CHECKING:  # the loop, the fold and the Kafka clients load only when a command runs
+    from provgraph.ingest.ports import BatchWriter
+    from provgraph.ingest.projector import Projector, Stats
 
 
 def _settings(args: argparse.Namespace) -> IngestSettings:
@@ -27,37 +26,68 @@ def _settings(args: argparse.Namespace) -> IngestSettings:
     return IngestSettings(**overrides)
 
 
-def _projector(args: argparse.Namespace) -> int:
-    from provgraph.ingest.constraints import apply_schema
+def build_projector(
+    settings: IngestSettings,
+    driver: Driver,
+    *,
+    writer: BatchWriter | None = None,
+    stop: threading.Event | None = None,
+) -> Projector:
+    """The production projector: the Kafka event source, the Neo4j writer (unless `writer`
+    is given), the dead-letter topic. The caller keeps `driver` and closes it."""
+    from provgraph.ingest.deadletter import DeadLetters
+    from provgraph.ingest.kafka_source import KafkaEventSource
     from provgraph.ingest.projector import Projector
-    from provgraph.ingest.topics import ensure_topics
+    from provgraph.ingest.writer import GraphWriter
+
+    writer = writer or GraphWriter(driver, settings.neo4j_database)
+    source = KafkaEventSource(settings)
+    return Projector(settings, source, writer, DeadLetters(settings), stop=stop)
+
+
+def run_projector(
+    settings: IngestSettings,
+    *,
+    until_idle: bool = False,
+    timeout_s: float = 600.0,
+    writer: Callable[[Driver], BatchWriter] | None = None,
+) -> Stats:
+    """What `provgraph projector` runs: topics and schema ensured, then the loop until a
+    signal (or, with `until_idle`, until caught up); `writer` replaces the Neo4j writer."""
+    from provgraph.core.eventlog import ensure_topics
+    from provgraph.ingest.constraints import apply_schema
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     logging.getLogger("kafka").setLevel(logging.WARNING)  # its INFO is per-connection chatter
-    settings = _settings(args)
     ensure_topics(settings)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    with _driver(settings) as driver:
+    with settings.neo4j_driver() as driver:
         apply_schema(driver, settings.neo4j_database)
-        projector = Projector(settings, driver, stop=stop)
+        custom = writer(driver) if writer else None
+        projector = build_projector(settings, driver, writer=custom, stop=stop)
         try:
-            stats = projector.run_until_idle(args.timeout) if args.until_idle else projector.run()
+            return projector.run_until_idle(timeout_s) if until_idle else projector.run()
         finally:
             projector.close()
+
+
+def _projector(args: argparse.Namespace) -> int:
+    stats = run_projector(_settings(args), until_idle=args.until_idle, timeout_s=args.timeout)
     print(f"projector: {stats}")
     return 0
 
 
 def _replay(args: argparse.Namespace) -> int:
     from provgraph.ingest.constraints import apply_schema
-    from provgraph.ingest.replay import Progress, ReplayError, log_size, replay
+    from provgraph.ingest.kafka_source import log_size
+    from provgraph.ingest.replay import Progress, ReplayError, replay
     from provgraph.ingest.writer import GraphWriter
 
     settings = _settings(args)
     progress = Progress(log_size(settings))
-    with _driver(settings) as driver:
+    with settings.neo4j_driver() as driver:
         apply_schema(driver, settings.neo4j_database)
         try:
             writer = GraphWriter(driver, settings.neo4j_database)
@@ -78,7 +108,7 @@ def _verify(args: argparse.Namespace) -> int:
     from provgraph.ingest.verify import verify
 
     settings = _settings(args)
-    with _driver(settings) as driver:
+    with settings.neo4j_driver() as driver:
         differences = verify(settings, driver, args.project)
     for line in differences:
         print(line)
@@ -90,7 +120,7 @@ def _graph_hash(args: argparse.Namespace) -> int:
     from provgraph.ingest.verify import graph_hash
 
     settings = _settings(args)
-    with _driver(settings) as driver:
+    with settings.neo4j_driver() as driver:
         print(graph_hash(driver, args.project, settings.neo4j_database))
     return 0
 

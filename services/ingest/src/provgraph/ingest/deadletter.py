@@ -1,11 +1,17 @@
-"""The dead-letter topic: poison records, each with where it came from and why it failed."""
+"""The dead-letter topic: poison records, each with where it came from and why it failed.
+
+Written through the one Kafka producer of the event log (`KafkaEventLog.append_records`): the
+records are kept as they were, so they are raw records with headers, not events.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kafka import KafkaProducer
+from kafka.errors import KafkaError
 
+from provgraph.client.errors import TransportError
+from provgraph.client.kafka_log import Record
 from provgraph.ingest.settings import IngestSettings
 
 MAX_MESSAGE_BYTES = 4096
@@ -24,28 +30,32 @@ def headers_for(record: Any, error: BaseException) -> list[tuple[str, bytes]]:
     ]
 
 
+def dead_letter(record: Any, error: BaseException) -> Record:
+    """The dead letter of a consumed `record`: its key and value as they were, with headers."""
+    return record.key, record.value, headers_for(record, error)
+
+
 class DeadLetters:
     """Writes poison records to the dead-letter topic and waits for the broker's ack."""
 
     def __init__(self, settings: IngestSettings) -> None:
         self.topic = settings.dead_letter_topic
         self.timeout_s = settings.dead_letter_timeout_s
-        self._producer = KafkaProducer(
-            bootstrap_servers=settings.kafka_bootstrap, acks="all", linger_ms=5
+        self._log = settings.event_log(
+            client_id="provgraph-dead-letters", topic=self.topic, timeout_s=self.timeout_s
         )
 
     def send(self, poison: list[tuple[Any, BaseException]]) -> None:
-        """Send every poison record and return only once all are acknowledged."""
-        futures = [
-            self._producer.send(
-                self.topic, key=record.key, value=record.value, headers=headers_for(record, error)
-            )
-            for record, error in poison
-        ]
-        self._producer.flush(timeout=self.timeout_s)
-        for future in futures:
-            future.get(timeout=self.timeout_s)
+        """Send every poison record and return only once all are acknowledged.
+
+        Raises `KafkaError` when Kafka did not acknowledge them all (the projector then reads
+        the same records again after a pause).
+        """
+        try:
+            self._log.append_records([dead_letter(record, error) for record, error in poison])
+        except TransportError as exc:
+            raise KafkaError(f"dead letters not written: {exc}") from exc
 
     def close(self) -> None:
         """Flush and close the producer."""
-        self._producer.close(timeout=self.timeout_s)
+        self._log.close()

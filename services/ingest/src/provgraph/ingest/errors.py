@@ -1,35 +1,24 @@
-"""Errors of the ingest service: one root, `IngestError`, each subclass with its HTTP answer.
+"""Errors of the ingest service: one root, `IngestError` (a `ProvgraphError`), each subclass
+with its HTTP answer.
 
-Every error renders as ``{"error": {"code", "message", "details"}}``; `status` and `code` are
-class attributes so the HTTP layer needs no table of its own.
+Every error renders as ``{"error": {"code", "message", "details"}}`` through core's renderer;
+`status` and `code` are class attributes so the HTTP layer needs no table of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from provgraph.client.errors import RejectedError, TransportError
+from provgraph.core.errors import ProvgraphError, UnavailableError
 from provgraph.schemas import BatchError
 
 
-class IngestError(Exception):
+class IngestError(ProvgraphError):
     """Root of every error raised by `provgraph.ingest`'s HTTP ingest path."""
 
-    status: int = 500
-    code: str = "internal_error"
-
-    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details: dict[str, Any] = details or {}
-
-    def body(self) -> dict[str, Any]:
-        """The JSON error envelope of this error."""
-        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
-
-    def headers(self) -> dict[str, str]:
-        """Extra HTTP headers of the answer (none by default)."""
-        return {}
+    status = 500
+    code = "internal_error"
 
 
 class RequestError(IngestError):
@@ -94,23 +83,28 @@ class EventLogError(IngestError):
     code = "event_log_failed"
 
 
-class EventLogUnavailableError(EventLogError):
-    """Kafka did not acknowledge in time or cannot be reached: retry later."""
+class EventLogUnavailableError(EventLogError, UnavailableError):
+    """Kafka did not acknowledge in time or cannot be reached: retry later (Retry-After)."""
 
     status = 503
     code = "event_log_unavailable"
-
-    def __init__(
-        self, message: str, details: dict[str, Any] | None = None, *, retry_after_s: int = 5
-    ) -> None:
-        super().__init__(message, details)
-        self.retry_after_s = retry_after_s
-
-    def headers(self) -> dict[str, str]:
-        return {"Retry-After": str(self.retry_after_s)}
 
 
 class NotReadyError(EventLogUnavailableError):
     """The readiness probe could not get metadata from Kafka."""
 
     code = "not_ready"
+
+
+def append_failed(exc: TransportError, topic: str, retry_after_s: int) -> EventLogError:
+    """The answer to a batch the event log did not take: refused for good, or retry later."""
+    details = {"topic": topic}
+    if exc.__cause__ is not None:
+        details["kafka_error"] = type(exc.__cause__).__name__
+    if isinstance(exc, RejectedError):
+        return EventLogError(f"the event log refused the batch: {exc}", details)
+    return EventLogUnavailableError(
+        f"{exc}; nothing is confirmed, retry the same events later",
+        details,
+        retry_after_s=retry_after_s,
+    )

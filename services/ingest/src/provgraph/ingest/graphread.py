@@ -6,6 +6,7 @@ from typing import Any
 
 from neo4j import Driver
 
+from provgraph.ingest.ports import GraphView
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL
 
@@ -41,3 +42,15 @@ def read_graph(
         for record in session.run(_EDGES, project=project):
             graph.add_edge(record["src"], record["rel"], record["dst"], dict(record["props"]))
     return graph.finish()
+
+
+class Neo4jGraph(GraphView):
+    """The graph view of a Neo4j database: what `verify` compares with the log's fold."""
+
+    def __init__(self, driver: Driver, database: str = "neo4j") -> None:
+        self.driver = driver
+        self.database = database
+
+    def canonical(self, project: str | None = None) -> CanonicalGraph:
+        """The canonical form of the graph, or of one project's part of it."""
+        return read_graph(self.driver, project, self.database)

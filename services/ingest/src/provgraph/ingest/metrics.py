@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Histogram,
-    generate_latest,
-)
+from prometheus_client import CollectorRegistry, Counter, Histogram
 
-# Produce latency: a local broker answers in milliseconds, a struggling cluster in seconds.
-_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+from provgraph.core.metrics import LATENCY_BUCKETS, ServiceMetrics
+
 _BATCH_BUCKETS = (1, 2, 5, 10, 25, 50, 100, 250, 500, 1000)
 
 
-class IngestMetrics:
+class IngestMetrics(ServiceMetrics):
     """Counters and histograms of one ingest app, with their own `CollectorRegistry`."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        self.registry = registry if registry is not None else CollectorRegistry()
+        super().__init__(registry)
         self.accepted = Counter(
             "provgraph_ingest_events_accepted",
             "Events acknowledged by Kafka and answered 202.",
@@ -40,7 +34,7 @@ class IngestMetrics:
         self.produce_seconds = Histogram(
             "provgraph_ingest_produce_seconds",
             "Time from the first send to the last Kafka acknowledgement of one batch.",
-            buckets=_LATENCY_BUCKETS,
+            buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
         self.batch_events = Histogram(
@@ -64,7 +58,3 @@ class IngestMetrics:
     def record_request(self, status: int) -> None:
         """One POST /v1/events was answered with `status`."""
         self.requests.labels(status=str(status)).inc()
-
-    def render(self) -> tuple[bytes, str]:
-        """The Prometheus text exposition and its content type."""
-        return generate_latest(self.registry), CONTENT_TYPE_LATEST

@@ -1,9 +1,12 @@
 """The projector: Kafka event log -> pure projection -> Neo4j, with exactly-once effect.
 
-Per poll batch: parse and project every record (poison records go to the dead-letter topic,
+Per poll batch: parse and project every record (poison records go to the dead-letter sink,
 acknowledged before anything else), write the batch and the last offset per partition in one
-Neo4j transaction, then commit the Kafka offsets. On partition assignment the consumer seeks
+Neo4j transaction, then commit the Kafka offsets. On partition assignment the source seeks
 past the offset stored in Neo4j, so Kafka commits are only a progress hint for monitoring.
+
+The loop runs on ports (`provgraph.ingest.ports`): its event source, writer and dead-letter
+sink are parameters; `provgraph.ingest.cli.build_projector` wires the production ones.
 """
 
 from __future__ import annotations
@@ -11,14 +14,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
-from kafka.structs import OffsetAndMetadata
-from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     DatabaseUnavailable,
@@ -27,12 +27,17 @@ from neo4j.exceptions import (
     TransientError,
 )
 
-from provgraph.ingest.deadletter import DeadLetters
-from provgraph.ingest.hooks import HookedWriter, Hooks
 from provgraph.ingest.openlineage.wrap import decode_log_value
+from provgraph.ingest.ports import (
+    BatchWriter,
+    DeadLetterSink,
+    EventSource,
+    LogRecord,
+    PartitionOffset,
+    Poison,
+)
 from provgraph.ingest.projection import EventMutations, ProjectionError, project_event
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import PartitionOffset
 from provgraph.schemas import ContractError
 
 log = logging.getLogger(__name__)
@@ -73,15 +78,21 @@ class Stats:
 
 
 @dataclass
-class _Parsed:
+class Parsed:
+    """A poll batch parsed: the projected events, the poison and the last offsets."""
+
     changes: list[EventMutations] = field(default_factory=list)
-    poison: list[tuple[Any, BaseException]] = field(default_factory=list)
+    poison: Poison = field(default_factory=list)
     offsets: dict[tuple[str, int], int] = field(default_factory=dict)
 
+    def last_offsets(self) -> list[PartitionOffset]:
+        """The last offset of each (topic, partition) the batch covers."""
+        return [PartitionOffset(t, p, o) for (t, p), o in self.offsets.items()]
 
-def parse_records(records: list[Any]) -> _Parsed:
+
+def parse_records(records: Sequence[LogRecord]) -> Parsed:
     """Parse and project each record; a record that fails either is poison."""
-    parsed = _Parsed()
+    parsed = Parsed()
     for record in records:
         key = (record.topic, record.partition)
         parsed.offsets[key] = max(parsed.offsets.get(key, -1), record.offset)
@@ -92,77 +103,46 @@ def parse_records(records: list[Any]) -> _Parsed:
     return parsed
 
 
-class _SeekFromNeo4j(ConsumerRebalanceListener):  # type: ignore[misc]
-    def __init__(self, projector: Projector) -> None:
-        self.projector = projector
-
-    def on_partitions_revoked(self, revoked: Any) -> None:
-        pass  # nothing buffered across batches: each batch is written before the next poll
-
-    def on_partitions_assigned(self, assigned: Any) -> None:
-        self.projector.seek_to_stored(list(assigned))
-
-
 class Projector:
     """One projector process's loop; several in one consumer group split the partitions."""
 
     def __init__(
         self,
         settings: IngestSettings,
-        driver: Driver | None = None,
+        source: EventSource,
+        writer: BatchWriter,
+        dead_letters: DeadLetterSink,
         *,
-        hooks: Hooks | None = None,
         stop: threading.Event | None = None,
     ) -> None:
         self.settings = settings
-        self.topic = settings.events_topic
-        self._own_driver = driver is None
-        self.driver = driver or GraphDatabase.driver(
-            settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password)
-        )
-        self.hooks = hooks or Hooks.from_env()
-        self.writer = HookedWriter(
-            self.driver, settings.neo4j_database, lambda: self.hooks.inside_neo4j_tx()
-        )
+        self.source = source
+        self.writer = writer
+        self.dead_letters = dead_letters
         self.stop = stop or threading.Event()
         self.stats = Stats()
-        self.consumer = KafkaConsumer(
-            bootstrap_servers=settings.kafka_bootstrap,
-            group_id=settings.projector_group,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-            max_poll_records=settings.projector_max_batch,
-            session_timeout_ms=settings.projector_session_timeout_ms,
-            heartbeat_interval_ms=max(1000, settings.projector_session_timeout_ms // 4),
-        )
-        # Know the topic's partitions before joining the group: a member that joins first
-        # gets nothing assigned ("no partition metadata"), and the rebalance that follows
-        # when the metadata arrives could leave one member holding every partition.
-        self.consumer.partitions_for_topic(self.topic)
-        self.consumer.subscribe([self.topic], listener=_SeekFromNeo4j(self))
-        self.dead_letters = DeadLetters(settings)
+        source.subscribe(self._on_assigned)
 
-    def seek_to_stored(self, partitions: list[TopicPartition]) -> None:
+    def _on_assigned(self, partitions: list[int]) -> None:
+        # Which member reads what is the first question when a group misbehaves: say it.
+        log.info("assigned partitions %s of %s", sorted(partitions), self.source.topic)
+        self.seek_to_stored(partitions)
+
+    def seek_to_stored(self, partitions: list[int]) -> None:
         """Position each partition just past the last offset applied to Neo4j."""
-        stored = self._until_available(lambda: self.writer.read_offsets(self.topic))
-        for tp in partitions:
-            if tp.partition in stored:
-                self.consumer.seek(tp, stored[tp.partition] + 1)
-            else:
-                self.consumer.seek_to_beginning(tp)
+        stored = self._until_available(lambda: self.writer.read_offsets(self.source.topic))
+        for partition in partitions:
+            offset = stored.get(partition)
+            self.source.seek(partition, None if offset is None else offset + 1)
 
     def step(self) -> int:
         """Poll, apply and commit one batch; return the number of records it held."""
-        polled = self.consumer.poll(
-            timeout_ms=self.settings.projector_poll_timeout_ms,
-            max_records=self.settings.projector_max_batch,
-        )
-        records = [r for batch in polled.values() for r in batch]
+        records = self.source.poll()
         if records:
             self._handle(records)
         return len(records)
 
-    def _handle(self, records: list[Any]) -> None:
+    def _handle(self, records: list[LogRecord]) -> None:
         parsed = parse_records(records)
         try:
             if parsed.poison:
@@ -170,30 +150,26 @@ class Projector:
         except KafkaError:
             self.rewind()  # nothing moved: read the same records again after a pause
             raise
-        offsets = [PartitionOffset(t, p, o) for (t, p), o in parsed.offsets.items()]
+        offsets = parsed.last_offsets()
         applied = self._until_available(lambda: self.writer.write(parsed.changes, offsets))
-        self.hooks.after_neo4j_commit()
-        self._commit_kafka(parsed.offsets)
+        self._commit_kafka(offsets)
         self._count(records, parsed, applied)
 
-    def _count(self, records: list[Any], parsed: _Parsed, applied: int) -> None:
+    def _count(self, records: list[LogRecord], parsed: Parsed, applied: int) -> None:
         self.stats.batches += 1
         self.stats.records += len(records)
         self.stats.applied += applied
         self.stats.dead_lettered += len(parsed.poison)
 
-    def _commit_kafka(self, offsets: dict[tuple[str, int], int]) -> None:
-        commit = {
-            TopicPartition(t, p): OffsetAndMetadata(o + 1, "", -1) for (t, p), o in offsets.items()
-        }
+    def _commit_kafka(self, offsets: list[PartitionOffset]) -> None:
         try:
-            self.consumer.commit(commit)
+            self.source.commit(offsets)
         except KafkaError as exc:  # secondary: Neo4j holds the truth, so a failure is harmless
             log.warning("Kafka offset commit failed (Neo4j offsets stay authoritative): %s", exc)
 
     def rewind(self) -> None:
         """Seek every assigned partition back to the offsets stored in Neo4j."""
-        self.seek_to_stored(list(self.consumer.assignment()))
+        self.seek_to_stored(self.source.assigned())
 
     def _until_available(self, action: Callable[[], Any]) -> Any:
         """Run `action`, retrying with capped exponential backoff while Neo4j is unavailable."""
@@ -211,12 +187,8 @@ class Projector:
             delay = min(delay * 2, self.settings.projector_backoff_max_s)
 
     def caught_up(self) -> bool:
-        """True when every assigned partition's position is at its end offset."""
-        assigned = list(self.consumer.assignment())
-        if not assigned:
-            return False
-        ends = self.consumer.end_offsets(assigned)
-        return all(self.consumer.position(tp) >= ends[tp] for tp in assigned)
+        """True when every assigned partition is read to its end."""
+        return self.source.caught_up()
 
     def run_until_idle(self, timeout_s: float = 120.0) -> Stats:
         """Process until every assigned partition is caught up (for tests, replay and jobs)."""
@@ -241,8 +213,6 @@ class Projector:
         return self.stats
 
     def close(self) -> None:
-        """Leave the group without committing anything more; close the clients."""
-        self.consumer.close(autocommit=False)
+        """Leave the group without committing anything more; close the dead-letter sink."""
+        self.source.close()
         self.dead_letters.close()
-        if self._own_driver:
-            self.driver.close()

@@ -5,14 +5,13 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import TextIO
 
-from kafka import KafkaConsumer, TopicPartition
-
+from provgraph.ingest.kafka_source import read_log
 from provgraph.ingest.projection import EventMutations
 from provgraph.ingest.projector import parse_records
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter, PartitionOffset
+from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL
 
 _COUNT_GRAPH = f"MATCH (n) WHERE n:Entity OR n:{APPLIED_EVENT_LABEL} RETURN count(n) AS n"
@@ -20,36 +19,6 @@ _COUNT_GRAPH = f"MATCH (n) WHERE n:Entity OR n:{APPLIED_EVENT_LABEL} RETURN coun
 
 class ReplayError(Exception):
     """Replay refused or failed."""
-
-
-def read_log(settings: IngestSettings, batch: int = 5000) -> Iterator[list[Any]]:
-    """Every record of the event log from offset 0 to its end now, in poll batches."""
-    consumer = KafkaConsumer(
-        bootstrap_servers=settings.kafka_bootstrap, enable_auto_commit=False, group_id=None
-    )
-    try:
-        parts = consumer.partitions_for_topic(settings.events_topic) or set()
-        tps = [TopicPartition(settings.events_topic, p) for p in sorted(parts)]
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        while any(consumer.position(tp) < ends[tp] for tp in tps):
-            polled = consumer.poll(timeout_ms=1000, max_records=batch)
-            yield [r for tp in tps for r in polled.get(tp, []) if r.offset < ends[tp]]
-    finally:
-        consumer.close(autocommit=False)
-
-
-def log_size(settings: IngestSettings) -> int:
-    """How many records the log holds now (end offsets minus beginning offsets)."""
-    consumer = KafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, group_id=None)
-    try:
-        parts = consumer.partitions_for_topic(settings.events_topic) or set()
-        tps = [TopicPartition(settings.events_topic, p) for p in parts]
-        ends, begins = consumer.end_offsets(tps), consumer.beginning_offsets(tps)
-        return sum(ends[tp] - begins[tp] for tp in tps)
-    finally:
-        consumer.close()
 
 
 class Progress:
@@ -91,8 +60,7 @@ def replay(
     records = applied = poison = 0
     for batch in read_log(settings):
         parsed = parse_records(batch)
-        offsets = [PartitionOffset(t, p, o) for (t, p), o in parsed.offsets.items()]
-        applied += writer.write(parsed.changes, offsets)
+        applied += writer.write(parsed.changes, parsed.last_offsets())
         records, poison = records + len(batch), poison + len(parsed.poison)
         progress(len(batch))
     return records, applied, poison

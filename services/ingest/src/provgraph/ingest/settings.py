@@ -2,42 +2,29 @@
 
 from __future__ import annotations
 
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field
+
+from provgraph.core.settings import AuthSettings, KafkaSettings, Neo4jSettings
 
 
-class IngestSettings(BaseSettings):
+class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     """Where the event log lives, how the HTTP ingest and the projector reach Kafka and Neo4j.
 
-    `source .provgraph/env` (written by `provgraph infra up`) sets the connection values.
+    The connection fields (and the producer's timeout, compression and linger) come from
+    `provgraph.core.settings`; `source .provgraph/env` (written by `provgraph infra up`) sets
+    the connection values.
     """
-
-    model_config = SettingsConfigDict(env_prefix="PROVGRAPH_", extra="ignore")
-
-    kafka_bootstrap: str = "127.0.0.1:9092"
-    events_topic: str = "provgraph.events"
-    dead_letter_topic: str = "provgraph.events.dlq"
-    topic_partitions: int = 6
-    topic_replication: int = 1
-
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
-    neo4j_user: str = "neo4j"
-    neo4j_password: str = ""
-    neo4j_database: str = "neo4j"
 
     ingest_host: str = "127.0.0.1"
     ingest_port: int = 8080
     max_body_bytes: int = 8 * 1024 * 1024
-    produce_timeout_s: float = 10.0
-    # "auto": the best codec kafka-python can use here (zstd, then lz4, else gzip).
-    produce_compression: str = "auto"
-    produce_linger_ms: int = 5
     retry_after_s: int = 5
     ready_cache_s: float = 2.0
 
-    # Authentication: on unless explicitly disabled (development only; logged at every start).
-    auth_disabled: bool = False
-    # How long an answer about a token (its principal and grants) may be reused.
-    auth_cache_s: float = 1.0
+    # PROVGRAPH_OPENLINEAGE_NAMESPACE_PROJECTS: a JSON object mapping an OpenLineage namespace
+    # (of a job or a dataset) to a provgraph project, e.g. {"s3://corpora": "llm-pretrain"}.
+    # Unmapped namespaces belong to the project named by a slug of the namespace.
+    openlineage_namespace_projects: dict[str, str] = Field(default_factory=dict)
 
     projector_group: str = "provgraph-projector"
     projector_max_batch: int = 5000

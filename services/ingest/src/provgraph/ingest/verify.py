@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from neo4j import Driver
 
-from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.graphread import Neo4jGraph
+from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection.canonical import CanonicalGraph, diff
-from provgraph.ingest.projection.memory import MemoryGraph
 from provgraph.ingest.replay import fold_log
 from provgraph.ingest.settings import IngestSettings
 
@@ -22,10 +22,9 @@ def expected_graph(settings: IngestSettings, project: str | None = None) -> Cano
 def verify(settings: IngestSettings, driver: Driver, project: str | None = None) -> list[str]:
     """Differences between the log's fold and Neo4j; empty when they agree."""
     expected = expected_graph(settings, project)
-    actual = read_graph(driver, project, settings.neo4j_database)
-    return diff(expected, actual)
+    return diff(expected, Neo4jGraph(driver, settings.neo4j_database).canonical(project))
 
 
 def graph_hash(driver: Driver, project: str | None = None, database: str = "neo4j") -> str:
     """A canonical sha256 of the Neo4j graph (nodes, relationships, properties)."""
-    return read_graph(driver, project, database).digest()
+    return Neo4jGraph(driver, database).canonical(project).digest()

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
 from provgraph.ingest import cypher
-from provgraph.ingest.projection.memory import event_props
+from provgraph.ingest.ports import BatchWriter, PartitionOffset
+from provgraph.ingest.projection import event_props
 from provgraph.ingest.projection.merge import combine_edges, combine_nodes, combine_sets
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
@@ -26,15 +26,6 @@ from provgraph.ingest.projection.mutations import (
 
 CHUNK_ROWS = 2000
 """Rows per UNWIND statement: large enough to amortise round trips, small enough for memory."""
-
-
-@dataclass(frozen=True)
-class PartitionOffset:
-    """The last offset of a (topic, partition) that a batch covers."""
-
-    topic: str
-    partition: int
-    offset: int
 
 
 class _Batch:
@@ -127,7 +118,7 @@ def _chunks(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield rows[start : start + CHUNK_ROWS]
 
 
-class GraphWriter:
+class GraphWriter(BatchWriter):
     """Applies batches of event mutations to Neo4j, exactly once per event_id."""
 
     def __init__(self, driver: Driver, database: str = "neo4j") -> None:

@@ -13,11 +13,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from neo4j import Driver, GraphDatabase
+from neo4j import Driver
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
-from provgraph.query.errors import InvalidArgumentError, QueryError, UnavailableError
-from provgraph.query.model import Direction, Scope
+from provgraph.core.errors import NotFoundError, ProvgraphError, UnavailableError
+from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read.model import Direction, Scope
+from provgraph.query.read.reader import GraphReader
+from provgraph.query.recipes.service import Recipes
+from provgraph.query.recipes.trace import render_tree
+from provgraph.query.recipes.whois import ProgressLine, hash_file, render_whois, whois_report
 from provgraph.query.settings import QuerySettings
 
 NOT_FOUND, INVALID, UNAVAILABLE = 1, 2, 3
@@ -26,9 +31,7 @@ NOT_FOUND, INVALID, UNAVAILABLE = 1, 2, 3
 @contextmanager
 def _connect() -> Iterator[tuple[Driver, QuerySettings]]:
     settings = QuerySettings()
-    driver = GraphDatabase.driver(
-        settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password)
-    )
+    driver = settings.neo4j_driver()
     try:
         yield driver, settings
     finally:
@@ -45,9 +48,9 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
             print(f"provgraph: {exc.code}: {exc.message}", file=sys.stderr)
             return INVALID
         except (ServiceUnavailable, SessionExpired, UnavailableError) as exc:
-            print(f"provgraph: UNAVAILABLE: Neo4j: {exc}", file=sys.stderr)
+            print(f"provgraph: {UnavailableError.code}: Neo4j: {exc}", file=sys.stderr)
             return UNAVAILABLE
-        except QueryError as exc:
+        except ProvgraphError as exc:
             print(f"provgraph: {exc.code}: {exc.message}", file=sys.stderr)
             return INVALID
 
@@ -59,13 +62,11 @@ def _print_json(value: Any) -> None:
 
 
 def _not_found(what: str) -> int:
-    print(f"provgraph: NOT_FOUND: {what}", file=sys.stderr)
+    print(f"provgraph: {NotFoundError.code}: {what}", file=sys.stderr)
     return NOT_FOUND
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from provgraph.query.recipes import Recipes
-
     with _connect() as (driver, settings):
         recipe = Recipes(driver, settings.neo4j_database, timeout_s=settings.read_timeout_s)
         answer = recipe.reproduce(args.id, Scope.everything())
@@ -76,8 +77,6 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from provgraph.query.recipes import Recipes
-
     with _connect() as (driver, settings):
         recipe = Recipes(driver, settings.neo4j_database, timeout_s=settings.read_timeout_s)
         answer = recipe.diff(args.a, args.b, Scope.everything())
@@ -88,9 +87,6 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _trace(args: argparse.Namespace) -> int:
-    from provgraph.query.reader import GraphReader
-    from provgraph.query.trace import render_tree
-
     direction = Direction.DOWNSTREAM if args.down else Direction.UPSTREAM
     with _connect() as (driver, settings):
         if not 1 <= args.depth <= settings.lineage_max_depth:
@@ -104,9 +100,6 @@ def _trace(args: argparse.Namespace) -> int:
 
 
 def _whois(args: argparse.Namespace) -> int:
-    from provgraph.query.reader import GraphReader
-    from provgraph.query.whois import ProgressLine, hash_file, render_whois, whois_report
-
     try:
         checksum = hash_file(args.path, args.algorithm, progress=ProgressLine())
     except OSError as exc:

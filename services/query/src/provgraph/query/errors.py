@@ -1,52 +1,32 @@
-"""Errors of the query service: one root, each with a stable code for API answers."""
+"""Errors of the query service: subclasses of provgraph's one error root, lower snake_case codes.
+
+A missing (or unreadable) node is core's `NotFoundError` (`not_found`, 404) and an unreachable
+or slow Neo4j core's `UnavailableError` (`unavailable`, 503); the failures below are the query
+service's own. HTTP answers and GraphQL error extensions carry the same `code`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from provgraph.core.errors import InvalidRequestError, ProvgraphError
 
 
-class QueryError(Exception):
-    """Root of the query service's expected failures; `code` is what clients match on."""
-
-    code = "INTERNAL"
-    status = 500
-
-    def __init__(self, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details = details
+class QueryError(ProvgraphError):
+    """Root of the query service's own expected failures."""
 
 
-class NotFoundError(QueryError):
-    """No such node, or one the caller may not read (answered identically, on purpose)."""
-
-    code = "NOT_FOUND"
-    status = 404
-
-
-class InvalidArgumentError(QueryError):
+class InvalidArgumentError(QueryError, InvalidRequestError):
     """An argument is malformed or out of range (depth over the maximum, bad cursor...)."""
 
-    code = "INVALID_ARGUMENT"
-    status = 400
+    code = "invalid_argument"
 
 
-class LimitExceededError(QueryError):
-    """A request is larger than a configured limit (query depth, aliases, tokens, cost)."""
+class LimitExceededError(QueryError, InvalidRequestError):
+    """A request is larger than a configured limit (query depth, aliases, tokens, cost, time)."""
 
-    code = "LIMIT_EXCEEDED"
-    status = 400
+    code = "limit_exceeded"
 
 
-class ForbiddenQueryError(QueryError):
+class ForbiddenQueryError(QueryError, InvalidRequestError):
     """A Cypher query that is not read-only, or uses a refused construct."""
 
-    code = "FORBIDDEN_QUERY"
-    status = 400
-
-
-class UnavailableError(QueryError):
-    """Neo4j is unreachable or timed out."""
-
-    code = "UNAVAILABLE"
-    status = 503
+    code = "forbidden_query"

@@ -1,28 +1,17 @@
-"""Settings of the query service: one class, PROVGRAPH_* env vars."""
+"""Settings of the query service: one class, PROVGRAPH_* env vars (connections from core)."""
 
 from __future__ import annotations
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from provgraph.core.settings import AuthSettings, Neo4jSettings
 
 
-class QuerySettings(BaseSettings):
-    """How the query service reaches Neo4j and which limits protect it."""
-
-    model_config = SettingsConfigDict(env_prefix="PROVGRAPH_", extra="ignore")
-
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
-    neo4j_user: str = "neo4j"
-    neo4j_password: str = ""
-    neo4j_database: str = "neo4j"
+class QuerySettings(Neo4jSettings, AuthSettings):
+    """Where the query service listens and which limits protect it."""
 
     query_host: str = "127.0.0.1"
     query_port: int = 8081
-
-    # Authentication: on unless explicitly disabled (development only; logged at every start).
-    auth_disabled: bool = False
-    # How long an answer about a token (its principal and grants) may be reused.
-    auth_cache_s: float = 1.0
 
     # Traversals: always bounded.
     lineage_default_depth: int = 5

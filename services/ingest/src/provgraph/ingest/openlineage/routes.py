@@ -8,38 +8,33 @@ appended to the same event log, through the same producer path, as ``POST /v1/ev
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from starlette.concurrency import run_in_threadpool
 
-from provgraph.authz import AuthError, Principal
 from provgraph.authz.web import authenticate
-from provgraph.ingest.app import (
-    AcceptedEvent,
+from provgraph.ingest.errors import BatchValidationError, InvalidBodyError
+from provgraph.ingest.events import (
     Caller,
     Context,
     EventLogDep,
     IngestAccepted,
-    IngestContext,
-    ingest_items,
+    accept,
+    get_context,
     parse_items,
-    read_body,
 )
-from provgraph.ingest.errors import BatchValidationError, IngestError, InvalidBodyError
-from provgraph.ingest.openlineage.settings import NamespaceMap, OpenLineageSettings
+from provgraph.ingest.openlineage.names import NamespaceMap
 from provgraph.ingest.openlineage.spec import spec_errors
 from provgraph.ingest.openlineage.wrap import WrapError, wrap
-from provgraph.ingest.producer import EventLog
 from provgraph.schemas import BatchError, ErrorCode
 
 
 def get_namespace_map(request: Request) -> NamespaceMap:
-    """The app's namespace map: `app.state.openlineage_names`, else built from the settings."""
+    """The app's namespace map: `app.state.openlineage_names`, else built from its settings."""
     names = getattr(request.app.state, "openlineage_names", None)
     if not isinstance(names, NamespaceMap):
-        names = OpenLineageSettings().namespace_map()
+        names = NamespaceMap(get_context(request).settings.openlineage_namespace_projects)
         request.app.state.openlineage_names = names
     return names
 
@@ -55,7 +50,8 @@ async def post_lineage(
     request: Request, context: Context, log: EventLogDep, names: Names, caller: Caller
 ) -> IngestAccepted:
     """One OpenLineage event (RunEvent, DatasetEvent or JobEvent) as a JSON object."""
-    return await _ingest(request, context, (log, caller), names, batch=False)
+    items = _items_of(names, batch=False)
+    return await accept(request, context, (log, caller), items, status=201)
 
 
 @openlineage_router.post("/lineage/batch", status_code=201, response_model=IngestAccepted)
@@ -63,32 +59,21 @@ async def post_lineage_batch(
     request: Request, context: Context, log: EventLogDep, names: Names, caller: Caller
 ) -> IngestAccepted:
     """A JSON array of OpenLineage events: all are appended, or none when one is invalid."""
-    return await _ingest(request, context, (log, caller), names, batch=True)
+    items = _items_of(names, batch=True)
+    return await accept(request, context, (log, caller), items, status=201)
 
 
-async def _ingest(
-    request: Request,
-    context: IngestContext,
-    sink: tuple[EventLog, Principal],
-    names: NamespaceMap,
-    *,
-    batch: bool,
-) -> IngestAccepted:
-    """Check, wrap, authorise (writer on each mapped project) and append; all or nothing."""
-    log, caller = sink
-    try:
-        body = await read_body(request, context.settings.max_body_bytes)
-        items = parse_items(body)
+def _items_of(names: NamespaceMap, *, batch: bool) -> Callable[[bytes], list[Any]]:
+    """Body -> provgraph events: checked against the OpenLineage schema and wrapped; the
+    writer right on each mapped project is then checked like any event's."""
+
+    def items(body: bytes) -> list[Any]:
+        parsed = parse_items(body)
         if batch != isinstance(_first_json_char(body), list):
             raise InvalidBodyError(_shape_message(batch))
-        wrapped = _wrap_all(items, names)
-        appended = await run_in_threadpool(ingest_items, context, log, wrapped, caller)
-    except (IngestError, AuthError) as exc:
-        context.metrics.record_request(exc.status)
-        raise
-    context.metrics.record_request(201)
-    events = [AcceptedEvent(**asdict(a)) for a in appended]
-    return IngestAccepted(topic=context.settings.events_topic, accepted=len(events), events=events)
+        return _wrap_all(parsed, names)
+
+    return items
 
 
 def _first_json_char(body: bytes) -> Any:

@@ -18,13 +18,14 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from pydantic import ValidationError
 
-from provgraph.ingest.openlineage.settings import NamespaceMap, OpenLineageSettings
+from provgraph.ingest.openlineage.names import NamespaceMap
 from provgraph.ingest.openlineage.spec import (
     OpenLineageKind,
     kind_of,
     looks_like_openlineage,
     spec_errors,
 )
+from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import ContractError, Event, parse_event
 from provgraph.schemas.events.openlineage import (
     OpenLineageDataset,
@@ -180,4 +181,4 @@ def decode_log_value(raw: bytes, names: NamespaceMap | None = None) -> Event:
 @cache
 def _configured_names() -> NamespaceMap:
     # Read once per process: the projector decodes every record of the log with it.
-    return OpenLineageSettings().namespace_map()
+    return NamespaceMap(IngestSettings().openlineage_namespace_projects)

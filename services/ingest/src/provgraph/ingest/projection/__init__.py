@@ -1,11 +1,13 @@
 """The pure projection: event -> graph mutations, with no I/O.
 
 `project_event` is the one entry point; each area module registers the projection of its
-event types on import. `MemoryGraph` applies mutations with the same semantics as the
-Neo4j writer, for `verify` and for tests.
+event types on import. The writers (`provgraph.ingest.writer` for Neo4j,
+`provgraph.ingest.memory_graph` in memory) apply the mutations.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from provgraph.ingest.projection import (  # noqa: F401 (register)
     data,
@@ -44,6 +46,19 @@ def project_event(event: Event) -> EventMutations:
     return EventMutations(record, mutations)
 
 
+def event_props(record: EventRecord) -> dict[str, Any]:
+    """The properties of an event's AppliedEvent node, in every writer."""
+    return {
+        "event_id": record.event_id,
+        "event_type": record.event_type,
+        "occurred_at": record.occurred_at,
+        "project": record.project,
+        "subject": record.subject,
+        "actor": record.actor,
+        "producer": record.producer,
+    }
+
+
 __all__ = [
     "EdgeSetReplace",
     "EdgeUpsert",
@@ -52,5 +67,6 @@ __all__ = [
     "Mutation",
     "NodeUpsert",
     "ProjectionError",
+    "event_props",
     "project_event",
 ]

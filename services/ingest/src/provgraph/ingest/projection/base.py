@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
 from functools import singledispatch
 from typing import Any, TypeVar
 
@@ -13,14 +11,14 @@ from provgraph.ingest.projection.mutations import (
     EdgeUpsert,
     Mutation,
     NodeUpsert,
-    Primitive,
     ProjectionError,
     Target,
-    Value,
     Versioned,
 )
 from provgraph.schemas import Event, IdKind, parse_id
 from provgraph.schemas.graph import Label, Rel
+from provgraph.schemas.storage import Primitive, Value, event_version, rank_version
+from provgraph.schemas.storage import format_time as format_time  # re-exported: the fold's clock
 
 _LABELS: dict[IdKind, Label] = {
     IdKind.DATASET: Label.DATASET,
@@ -37,14 +35,6 @@ _LABELS: dict[IdKind, Label] = {
     IdKind.JOB: Label.JOB,
     IdKind.PRINCIPAL: Label.PRINCIPAL,
 }
-
-# How far nested maps are flattened into `prefix.a.b` scalar copies; deeper stays in the JSON.
-_FLATTEN_DEPTH = 3
-
-
-def format_time(value: datetime) -> str:
-    """Fixed-width UTC text, so string order is time order (microseconds always present)."""
-    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def label_of(entity_id: str) -> Label:
@@ -76,7 +66,7 @@ class Ctx:
     def __init__(self, event: Event) -> None:
         self.event = event
         self.time = format_time(event.occurred_at)
-        self.version = f"{self.time}|{event.event_id}"
+        self.version = event_version(self.time, str(event.event_id))
 
     def node(
         self,
@@ -144,28 +134,4 @@ class Ctx:
 
 def status(rank: int, value: str) -> dict[str, Versioned]:
     """Status as an LWW property whose version is its rank: it only ever moves forward."""
-    return {"status": Versioned(f"{rank:04d}", value)}
-
-
-def to_json(value: Any) -> str:
-    """Canonical JSON text of a nested value (maps are not Neo4j property values)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def flatten(prefix: str, data: Mapping[str, Any], depth: int = 0) -> dict[str, Value]:
-    """Scalar copies of a nested map as `prefix.key.sub` properties, for filtering."""
-    out: dict[str, Value] = {}
-    for key, value in data.items():
-        name = f"{prefix}.{key}"
-        if isinstance(value, Mapping) and depth + 1 < _FLATTEN_DEPTH:
-            out.update(flatten(name, value, depth + 1))
-        elif isinstance(value, str | int | float | bool):
-            out[name] = value
-    return out
-
-
-def with_json(name: str, data: Mapping[str, Any], flat_prefix: str) -> dict[str, Value | None]:
-    """`<name>_json` plus its flattened scalar copies; nothing when the map is empty."""
-    if not data:
-        return {}
-    return {f"{name}_json": to_json(data), **flatten(flat_prefix, data)}
+    return {"status": Versioned(rank_version(rank), value)}

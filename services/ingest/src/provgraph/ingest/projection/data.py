@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from provgraph.ingest.projection.base import Ctx, format_time, projects, to_json, with_json
-from provgraph.ingest.projection.mutations import Mutation, Value
+from provgraph.ingest.projection.base import Ctx, projects
+from provgraph.ingest.projection.mutations import Mutation
 from provgraph.schemas import (
     DatasetRegistered,
     DatasetVersionCreated,
@@ -13,6 +13,7 @@ from provgraph.schemas import (
 from provgraph.schemas.events.data import DatasetVersionCreatedPayload
 from provgraph.schemas.events.environment import ImageRef
 from provgraph.schemas.graph import Rel
+from provgraph.schemas.storage import Value, encode_json, format_time, json_key, record, with_json
 
 
 @projects(DatasetRegistered)
@@ -46,9 +47,8 @@ def _version_props(p: DatasetVersionCreatedPayload) -> dict[str, Value | None]:
         "source_compliance_note": source.compliance_note if source else None,
     }
     if p.cleaning_rules:
-        props["cleaning_rules_json"] = to_json(
-            [r.model_dump(mode="json") for r in p.cleaning_rules]
-        )
+        rules = [r.model_dump(mode="json") for r in p.cleaning_rules]
+        props[json_key("cleaning_rules")] = encode_json(rules)
         props["cleaning_rule_names"] = tuple(r.name for r in p.cleaning_rules)
     if p.split is not None:
         props.update(
@@ -78,11 +78,7 @@ def _dataset_version_created(event: DatasetVersionCreated) -> list[Mutation]:
 def _image(prefix: str, image: ImageRef | None) -> dict[str, Value | None]:
     if image is None:
         return {}
-    return {
-        f"{prefix}_name": image.name,
-        f"{prefix}_tag": image.tag,
-        f"{prefix}_digest": image.digest,
-    }
+    return record(prefix, {"name": image.name, "tag": image.tag, "digest": image.digest})
 
 
 @projects(EnvironmentSnapshotRecorded)

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from provgraph.ingest.projection.base import Ctx, format_time, projects
-from provgraph.ingest.projection.mutations import Mutation, Value
+from provgraph.ingest.projection.base import Ctx, projects
+from provgraph.ingest.projection.mutations import Mutation
 from provgraph.schemas import AccessGranted, AccessRevoked, EntityDeleted, TokenIssued, TokenRevoked
+from provgraph.schemas.storage import DELETED_AT, Value, dotted, format_time
 
 
 def _access(event: AccessGranted | AccessRevoked, state: str) -> dict[str, Value | None]:
     p = event.payload
-    key = f"{p.principal}.{p.role.value}"
-    return {f"access.{key}": state}
+    return {dotted("access", p.principal, p.role.value): state}
 
 
 @projects(AccessGranted)
 def _access_granted(event: AccessGranted) -> list[Mutation]:
     ctx, p = Ctx(event), event.payload
     props = _access(event, "granted")
-    key = f"access_expires_at.{p.principal}.{p.role.value}"
+    key = dotted("access_expires_at", p.principal, p.role.value)
     # Written as "" when a grant has no expiry, so a newer open-ended grant replaces an old one.
     props[key] = format_time(p.expires_at) if p.expires_at else ""
     return [ctx.node(event.subject, defining=True, props=props)]
@@ -40,7 +40,7 @@ def _entity_deleted(event: EntityDeleted) -> list[Mutation]:
         "deleted_reason": event.payload.reason,
         "deleted_by": event.actor,
     }
-    return [ctx.node(event.subject, props=props, mins={"deleted_at": ctx.time})]
+    return [ctx.node(event.subject, props=props, mins={DELETED_AT: ctx.time})]
 
 
 @projects(TokenIssued)

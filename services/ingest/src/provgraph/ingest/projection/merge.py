@@ -15,8 +15,18 @@ from provgraph.ingest.projection.mutations import (
     EdgeUpsert,
     NodeUpsert,
     Versioned,
+)
+from provgraph.schemas.storage import (
+    FIRST_SEEN_AT,
+    ID,
+    LAST_EVENT_AT,
+    PLACEHOLDER,
+    PROJECT,
+    stored_value,
     version_key,
 )
+
+to_stored = stored_value  # the name the in-memory graph imports
 
 
 def _join_lww(a: dict[str, Versioned], b: dict[str, Versioned]) -> dict[str, Versioned]:
@@ -70,13 +80,13 @@ def combine_sets(a: EdgeSetReplace, b: EdgeSetReplace) -> EdgeSetReplace:
 def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
     """Fold `m` into a node's stored properties (the Cypher node upsert, in Python)."""
     if not props:
-        props.update(
-            id=m.id, placeholder=True, project=m.project,
-            first_seen_at=m.first_seen, last_event_at=m.last_seen,
-        )  # fmt: skip
+        props.update({
+            ID: m.id, PLACEHOLDER: True, PROJECT: m.project,
+            FIRST_SEEN_AT: m.first_seen, LAST_EVENT_AT: m.last_seen,
+        })  # fmt: skip
     _fold_identity(props, m)
-    props["first_seen_at"] = min(props["first_seen_at"], m.first_seen)
-    props["last_event_at"] = max(props["last_event_at"], m.last_seen)
+    props[FIRST_SEEN_AT] = min(props[FIRST_SEEN_AT], m.first_seen)
+    props[LAST_EVENT_AT] = max(props[LAST_EVENT_AT], m.last_seen)
     for key, item in m.lww.items():
         if props.get(version_key(key), "") < item.version:
             props[key] = to_stored(item.value)
@@ -92,15 +102,10 @@ def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
 def _fold_identity(props: dict[str, Any], m: NodeUpsert) -> None:
     # project = the least project of the defining events, else of the mentions: a rule that
     # does not depend on arrival order (a run mentioned from two projects before it started).
-    placeholder = props["placeholder"]
+    placeholder = props[PLACEHOLDER]
     if (m.defining and placeholder) or (
-        m.defining == (not placeholder) and m.project < props["project"]
+        m.defining == (not placeholder) and m.project < props[PROJECT]
     ):
-        props["project"] = m.project
+        props[PROJECT] = m.project
     if m.defining:
-        props["placeholder"] = False
-
-
-def to_stored(value: Any) -> Any:
-    """How Neo4j hands a value back: arrays as lists."""
-    return list(value) if isinstance(value, tuple) else value
+        props[PLACEHOLDER] = False

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from provgraph.ingest.projection.base import Ctx, projects, status, to_json, with_json
-from provgraph.ingest.projection.mutations import Mutation, Target, Value
+from provgraph.ingest.projection.base import Ctx, projects, status
+from provgraph.ingest.projection.mutations import Mutation, Target
 from provgraph.schemas import (
     DeploymentCreated,
     DeploymentFeedbackRecorded,
@@ -16,6 +16,7 @@ from provgraph.schemas import (
 )
 from provgraph.schemas.events.deployment import ServedModel
 from provgraph.schemas.graph import Label, Rel
+from provgraph.schemas.storage import Value, dotted, encode_json, json_key, with_json
 
 # Model version status moves forward only (see ALLOWED_TRANSITIONS in the contract): the
 # highest rank wins. Rejected and delivered never both happen to one version.
@@ -35,7 +36,8 @@ def _model_version_registered(event: ModelVersionRegistered) -> list[Mutation]:
         "description": p.description,
     }
     if p.validation:
-        props["validation_json"] = to_json([v.model_dump(mode="json") for v in p.validation])
+        checks = [v.model_dump(mode="json") for v in p.validation]
+        props[json_key("validation")] = encode_json(checks)
         props["validation_passed"] = all(v.passed for v in p.validation)
     node = ctx.node(
         me,
@@ -78,7 +80,7 @@ def _model_status_changed(event: ModelVersionStatusChanged) -> list[Mutation]:
     node = ctx.node(
         event.subject,
         props={"status_reason": p.reason},
-        maxs={f"status_at.{to}": ctx.time},
+        maxs={dotted("status_at", to): ctx.time},
         versioned=status(MODEL_RANK[to], to),
     )
     return [node]
@@ -148,7 +150,7 @@ def _deployment_feedback(event: DeploymentFeedbackRecorded) -> list[Mutation]:
     # The latest feedback is kept on the node; the full series stays in the event log.
     props: dict[str, Value | None] = {
         "feedback_model_version": p.model_version,
-        "feedback_incidents_json": to_json(incidents) if incidents else None,
+        json_key("feedback_incidents"): encode_json(incidents) if incidents else None,
         **with_json("feedback_metrics", p.metrics, "feedback_metric"),
     }
     out: list[Mutation] = [

@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from provgraph.schemas.graph import Label, Rel
+from provgraph.schemas.storage import Primitive, Value
 
-Primitive = str | int | float | bool
-Value = Primitive | tuple[str, ...] | tuple[float, ...]
-"""A Neo4j property value: a primitive or an array of primitives (never a map)."""
+# Re-exported: the writer's Cypher and the in-memory graph name the replaced set's version so.
+from provgraph.schemas.storage import replaced_version_key as replaced_version_key
 
 
 class ProjectionError(Exception):
@@ -117,13 +117,3 @@ class EventMutations:
 
     record: EventRecord
     mutations: tuple[Mutation, ...]
-
-
-def replaced_version_key(rel: Rel) -> str:
-    """The node property holding the version of the current `rel` set (EdgeSetReplace)."""
-    return f"_v_edges.{rel.value}"
-
-
-def version_key(prop: str) -> str:
-    """The node property holding the version of an LWW property."""
-    return f"_v_{prop}"

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from provgraph.ingest.projection.base import Ctx, projects, status, to_json
-from provgraph.ingest.projection.mutations import Mutation, Value
+from provgraph.ingest.projection.base import Ctx, projects, status
+from provgraph.ingest.projection.mutations import Mutation
 from provgraph.ingest.projection.runs import RUN_RANK
 from provgraph.schemas.events.openlineage import (
     OpenLineageDataset,
@@ -23,6 +23,7 @@ from provgraph.schemas.events.openlineage import (
     RunState,
 )
 from provgraph.schemas.graph import Rel
+from provgraph.schemas.storage import Value, encode_json, json_key
 
 # OpenLineage eventType -> provgraph run status (OTHER carries metadata, no state change).
 STATE_STATUS: dict[RunState, str] = {
@@ -46,7 +47,7 @@ def _kept(facet: Any, name: str, scalars: Mapping[str, str]) -> dict[str, Value 
     """`<name>_json` (the whole facet) plus the scalar fields named in `scalars`."""
     if not isinstance(facet, Mapping):
         return {}
-    out: dict[str, Value | None] = {f"{name}_json": to_json(facet)}
+    out: dict[str, Value | None] = {json_key(name): encode_json(facet)}
     for field, prop in scalars.items():
         value = facet.get(field)
         if isinstance(value, str | int | float | bool):
@@ -87,7 +88,7 @@ def run_props(run: Mapping[str, Any]) -> dict[str, Value | None]:
     error = {"message": "error_message", "programmingLanguage": "error_language"}
     props = _kept(facets.get("nominalTime"), "nominal_time", nominal)
     props.update(_kept(facets.get("errorMessage"), "error_message", error))
-    if "error_message_json" in props:
+    if json_key("error_message") in props:
         props["error_stack_trace"] = facets["errorMessage"].get("stackTrace")
     return props
 

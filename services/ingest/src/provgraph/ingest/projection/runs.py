@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from provgraph.ingest.projection.base import Ctx, projects, status, with_json
-from provgraph.ingest.projection.mutations import Mutation, Value, Versioned
+from provgraph.ingest.projection.base import Ctx, projects, status
+from provgraph.ingest.projection.mutations import Mutation, Versioned
 from provgraph.schemas import (
     CheckpointDeleted,
     CheckpointSaved,
@@ -18,6 +18,15 @@ from provgraph.schemas import (
 )
 from provgraph.schemas.events.run import MetricPoint
 from provgraph.schemas.graph import Rel
+from provgraph.schemas.storage import (
+    PARAM,
+    PARAMS,
+    Value,
+    dotted,
+    record,
+    step_version,
+    with_json,
+)
 
 # Run status moves forward only: the highest rank seen wins, whatever the arrival order.
 # A run that failed, was resumed and then completed ends `completed`.
@@ -45,11 +54,11 @@ def _started_props(event: RunStarted) -> dict[str, Value | None]:
         "run_key": p.run_id,
         "name": p.name,
         "run_number": p.run_number,
-        **with_json("params", p.params, "param"),
+        **with_json(PARAMS, p.params, PARAM),
     }
     if p.code is not None:
         code = p.code.model_dump(mode="json", exclude_none=True)
-        props.update({f"code_{k}": v for k, v in code.items()})
+        props.update(record("code", code))
     if p.resources is not None:
         resources = p.resources.model_dump(mode="json", exclude_none=True)
         props.update(with_json("resources", resources, "resources"))
@@ -88,9 +97,9 @@ def _metrics_logged(event: RunMetricsLogged) -> list[Mutation]:
             last[point.name] = point
     versioned: dict[str, Versioned] = {}
     for name, point in last.items():
-        version = f"{point.step:020d}|{ctx.version}"
-        versioned[f"metric.{name}"] = Versioned(version, point.value)
-        versioned[f"metric_step.{name}"] = Versioned(version, point.step)
+        version = step_version(point.step, ctx.version)
+        versioned[dotted("metric", name)] = Versioned(version, point.value)
+        versioned[dotted("metric_step", name)] = Versioned(version, point.step)
     return [ctx.node(event.subject, versioned=versioned)]
 
 
@@ -124,12 +133,8 @@ def _run_completed(event: RunCompleted) -> list[Mutation]:
 @projects(RunFailed)
 def _run_failed(event: RunFailed) -> list[Mutation]:
     error = event.payload.error
-    extra: dict[str, Value | None] = {
-        "error_type": error.type,
-        "error_message": error.message,
-        "error_traceback": error.traceback,
-    }
-    return _run_end(event, "failed", extra)
+    fields = {"type": error.type, "message": error.message, "traceback": error.traceback}
+    return _run_end(event, "failed", record("error", fields))
 
 
 @projects(RunAborted)

@@ -8,9 +8,10 @@ from enum import Enum
 import strawberry
 
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.model import Direction
+from provgraph.query.read.model import Direction
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas.graph import Label
+from provgraph.schemas.storage import format_time
 
 # Registered once, in place: resolvers annotate with the read model's own Direction.
 strawberry.enum(Direction, description="UPSTREAM: towards sources (outgoing edges).")
@@ -35,7 +36,7 @@ def labels(types: list[NodeType] | None) -> tuple[str, ...]:
 
 
 def bounded(name: str, value: int | None, default: int, maximum: int) -> int:
-    """`value` (or `default`) when within 1..maximum, else INVALID_ARGUMENT."""
+    """`value` (or `default`) when within 1..maximum, else `invalid_argument`."""
     chosen = default if value is None else value
     if not 1 <= chosen <= maximum:
         raise InvalidArgumentError(
@@ -61,4 +62,4 @@ def stamp(name: str, value: str | None) -> str | None:
         raise InvalidArgumentError(f"{name} is not an ISO-8601 time: {value!r}.") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return format_time(moment.astimezone(UTC))

@@ -9,10 +9,10 @@ from typing import Any, TypeVar
 import strawberry
 from strawberry.fastapi import BaseContext
 
-from provgraph.query.deps import scope_for as scope_for  # re-exported: the one place
 from provgraph.query.graphql.loaders import Loaders
-from provgraph.query.model import Scope
-from provgraph.query.ports import ReadModel
+from provgraph.query.read.model import Scope
+from provgraph.query.read.ports import ReadModel
+from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
 T = TypeVar("T")
@@ -26,7 +26,7 @@ class GraphContext(BaseContext):
         self,
         settings: QuerySettings,
         reader: ReadModel,
-        recipes: Any,
+        recipes: Recipes,
         scope: Scope,
     ) -> None:
         super().__init__()

@@ -1,7 +1,8 @@
 """Structured GraphQL errors: a stable `extensions.code`, never a stack trace.
 
-Expected failures are `provgraph.query.errors.QueryError`s (NOT_FOUND, INVALID_ARGUMENT...);
-anything else is masked as INTERNAL "Unexpected error." and logged on the server only.
+Expected failures are `provgraph.core.errors.ProvgraphError`s and carry their own code, the
+same as over HTTP (`not_found`, `invalid_argument`...); anything else is masked as
+`internal_error` "Unexpected error." and logged on the server only.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from graphql import GraphQLError, GraphQLSyntaxError
 from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionResult
 
-from provgraph.query.errors import QueryError
+from provgraph.core.errors import ProvgraphError
+from provgraph.query.errors import LimitExceededError
 
-INTERNAL = "INTERNAL"
-LIMIT_EXCEEDED = "LIMIT_EXCEEDED"
-PARSE_FAILED = "GRAPHQL_PARSE_FAILED"
-VALIDATION_FAILED = "GRAPHQL_VALIDATION_FAILED"
+INTERNAL = ProvgraphError.code
+LIMIT_EXCEEDED = LimitExceededError.code
+PARSE_FAILED = "graphql_parse_failed"
+VALIDATION_FAILED = "graphql_validation_failed"
 UNEXPECTED = "Unexpected error."
 # graphql-core's parser reports the token limit as a syntax error; this tells it apart.
 _TOKEN_LIMIT = "tokens. Parsing aborted"
@@ -42,7 +44,7 @@ def coded(error: GraphQLError, code: str, message: str | None = None, **extra: A
 def shape(error: GraphQLError) -> GraphQLError:
     """The client-facing form of one error."""
     original = error.original_error
-    if isinstance(original, QueryError):
+    if isinstance(original, ProvgraphError):
         return coded(error, original.code, original.message)
     if original is None:  # the document itself: parse or validation (limits included)
         if (error.extensions or {}).get("code"):
@@ -58,7 +60,7 @@ def shape(error: GraphQLError) -> GraphQLError:
 def is_expected(error: GraphQLError) -> bool:
     """Errors that are the caller's doing: worth no server-side stack trace."""
     return error.original_error is None or isinstance(
-        error.original_error, QueryError | GraphQLError
+        error.original_error, ProvgraphError | GraphQLError
     )
 
 

@@ -1,7 +1,7 @@
 """Hardening: depth, alias, token and complexity limits, and switchable introspection.
 
 Every limit is checked before execution; an oversized query is answered with
-LIMIT_EXCEEDED errors and nothing is read.
+`limit_exceeded` errors and nothing is read.
 """
 
 from __future__ import annotations

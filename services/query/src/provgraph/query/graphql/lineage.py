@@ -7,8 +7,8 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
-from provgraph.query import model
 from provgraph.query.graphql.node import Node, to_node
+from provgraph.query.read import model
 
 
 @strawberry.type(description="A relationship, from the derived node to its source.")

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from strawberry.dataloader import DataLoader
 
-from provgraph.query.model import Direction, EdgeView, NodeView, Scope
-from provgraph.query.ports import ReadModel
+from provgraph.query.read.model import Direction, EdgeView, NodeView, Scope
+from provgraph.query.read.ports import ReadModel
 
 Pair = tuple[EdgeView, NodeView]
 # (relationship type, direction, as_of): one loader each, since a batch shares all three.

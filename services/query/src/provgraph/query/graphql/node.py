@@ -1,31 +1,25 @@
-"""The `Node` interface every lineage type implements, and the helpers the types share.
+"""The `Node` interface every lineage type implements, and the neighbours it reaches.
 
 A GraphQL object wraps one `NodeView` (what the read model answered) and the `as_of` it was
-read at, so its neighbours are read at the same point in time.
+read at, so its neighbours are read at the same point in time, through the request's
+DataLoaders. A neighbour field is declared like a property field (`fields.py`)::
+
+    checkpoints: list[Checkpoint] = neighbours(Rel.GENERATED_BY, DOWN, Label.CHECKPOINT)
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import strawberry
 from strawberry.scalars import JSON
 
 from provgraph.query.graphql.context import Info
-from provgraph.query.graphql.loaders import Pair
-from provgraph.query.model import Direction, NodeView
+from provgraph.query.graphql.fields import viewed
+from provgraph.query.read.model import Direction, EdgeView, NodeView
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def field(description: str | None = None, *, name: str | None = None) -> Callable[[F], F]:
-    """`@strawberry.field(...)` as a typed decorator (strawberry types that call as Any).
-
-    The resolver stays a plain method for the type checker; strawberry still sees its field.
-    """
-    return cast(Callable[[F], F], strawberry.field(description=description, name=name))
+UP, DOWN = Direction.UPSTREAM, Direction.DOWNSTREAM
 
 
 @strawberry.interface(description="A node of the lineage graph.")
@@ -33,37 +27,22 @@ class Node:
     view: strawberry.Private[NodeView]
     as_of: strawberry.Private[str | None] = None
 
-    @field(description="Stable id, e.g. `run:<id>` or `model:<project>/<name>@<v>`.")
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.view.id)
-
-    @field(name="type", description="The node's label, e.g. `ModelVersion`.")
-    def type_(self) -> str:
-        return self.view.type
-
-    @strawberry.field
-    def project(self) -> str | None:
-        return self.view.project
-
-    @strawberry.field
-    def first_seen_at(self) -> str | None:
-        return self.view.first_seen_at
-
-    @strawberry.field
-    def last_event_at(self) -> str | None:
-        return self.view.last_event_at
-
-    @field(description="Set when the node was soft-deleted.")
-    def deleted_at(self) -> str | None:
-        return self.view.deleted_at
-
-    @field(description="Referenced by another event, its own event not seen yet.")
-    def placeholder(self) -> bool:
-        return self.view.placeholder
-
-    @field(description="Every stored property, as stored (nested maps as JSON text).")
-    def properties(self) -> JSON:
-        return JSON(dict(self.view.props))
+    id: strawberry.ID = viewed(
+        lambda v: strawberry.ID(v.id),
+        "Stable id, e.g. `run:<id>` or `model:<project>/<name>@<v>`.",
+    )
+    type_: str = viewed(lambda v: v.type, "The node's label, e.g. `ModelVersion`.", name="type")
+    project: str | None = viewed(lambda v: v.project)
+    first_seen_at: str | None = viewed(lambda v: v.first_seen_at)
+    last_event_at: str | None = viewed(lambda v: v.last_event_at)
+    deleted_at: str | None = viewed(lambda v: v.deleted_at, "Set when the node was soft-deleted.")
+    placeholder: bool = viewed(
+        lambda v: v.placeholder, "Referenced by another event, its own event not seen yet."
+    )
+    properties: JSON = viewed(
+        lambda v: JSON(dict(v.props)),
+        "Every stored property, as stored (nested maps as JSON text).",
+    )
 
 
 @strawberry.type(description="A node of a type without its own GraphQL type.")
@@ -91,72 +70,46 @@ def to_node(view: NodeView, as_of: str | None = None) -> Node:
     return build(view, as_of) if build else OtherNode(view=view, as_of=as_of)
 
 
-def as_ref(view: NodeView, as_of: str | None) -> Any:
-    """`to_node`, typed `Any` for fields whose type is a lazy reference to another module."""
-    return to_node(view, as_of)
-
-
-# ---- property access: the projector stores flat properties, nested maps as `<name>_json`.
-
-
-def text(node: Node, key: str) -> str | None:
-    value = node.view.props.get(key)
-    return None if value is None else str(value)
-
-
-def integer(node: Node, key: str) -> int | None:
-    value = node.view.props.get(key)
-    return int(value) if isinstance(value, int | float) else None
-
-
-def number(node: Node, key: str) -> float | None:
-    value = node.view.props.get(key)
-    return float(value) if isinstance(value, int | float) else None
-
-
-def flag(node: Node, key: str) -> bool | None:
-    value = node.view.props.get(key)
-    return value if isinstance(value, bool) else None
-
-
-def strings(node: Node, key: str) -> list[str]:
-    value = node.view.props.get(key)
-    return [str(v) for v in value] if isinstance(value, list | tuple) else []
-
-
-def decoded(node: Node, key: str) -> JSON | None:
-    """A nested value stored as JSON text (`params_json`...), decoded; None when absent."""
-    raw = node.view.props.get(key)
-    if raw is None:
-        return None
-    try:
-        value: Any = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:  # a malformed archive should not fail the whole answer
-        return None
-    return JSON(value)
-
-
-# ---- neighbours, through the request's DataLoaders.
-
-
-async def related(info: Info, node: Node, rel: str, direction: Direction) -> list[Pair]:
-    """The node's `rel` neighbours (UPSTREAM: outgoing edges) with their edges."""
+async def related(
+    info: Info, node: Node, rel: str, direction: Direction, label: str | None
+) -> list[tuple[EdgeView, Node]]:
+    """The node's `rel` neighbours labelled `label` (None: any; a neighbour list may mix
+    labels), each with the edge that reaches it; UPSTREAM follows outgoing edges."""
     loader = info.context.loaders.neighbours(rel, direction, node.as_of)
-    return await loader.load(node.view.id)
+    pairs = await loader.load(node.view.id)
+    return [(edge, to_node(view, node.as_of)) for edge, view in pairs if label in (None, view.type)]
 
 
-async def related_of(
-    info: Info, node: Node, rel: str, direction: Direction, label: str
-) -> list[Any]:
-    """The neighbours labelled `label` (neighbour lists may mix labels), as GraphQL objects.
+def linked(
+    rel: str,
+    direction: Direction,
+    label: str | None,
+    build: Callable[[EdgeView, Any], Any],
+    description: str | None = None,
+) -> Any:
+    """A field listing the `rel` neighbours labelled `label`, each built with its edge (an edge
+    object: its role, its transform...)."""
 
-    Typed `Any` so that resolvers can return them as their lazily imported concrete type.
-    """
-    pairs = await related(info, node, rel, direction)
-    return [to_node(view, node.as_of) for _, view in pairs if view.type == label]
+    async def resolve(root: strawberry.Parent[Node], info: Info) -> list[Any]:
+        found = await related(info, root, rel, direction, label)
+        return [build(edge, node) for edge, node in found]
+
+    return strawberry.field(resolver=resolve, description=description)
 
 
-async def one_of(info: Info, node: Node, rel: str, direction: Direction, label: str) -> Any:
-    """The first neighbour labelled `label` (edges that by the model point to one node)."""
-    found = await related_of(info, node, rel, direction, label)
-    return found[0] if found else None
+def neighbours(rel: str, direction: Direction, label: str, description: str | None = None) -> Any:
+    """A field listing the node's `rel` neighbours labelled `label`."""
+    return linked(rel, direction, label, lambda _edge, node: node, description)
+
+
+def neighbour(
+    rel: str, direction: Direction, label: str | None, description: str | None = None
+) -> Any:
+    """A field with the node's first `rel` neighbour labelled `label` (None: of any label), for
+    edges that by the model point to one node."""
+
+    async def resolve(root: strawberry.Parent[Node], info: Info) -> Node | None:
+        found = await related(info, root, rel, direction, label)
+        return found[0][1] if found else None
+
+    return strawberry.field(resolver=resolve, description=description)

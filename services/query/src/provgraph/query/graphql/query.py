@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import strawberry
 
-from provgraph.query.errors import InvalidArgumentError, NotFoundError
+from provgraph.core.errors import NotFoundError
+from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.graphql.args import NodeType, labels, page_size, stamp
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.data import DatasetVersion
+from provgraph.query.graphql.fields import field
 from provgraph.query.graphql.lineage import HistoryEntry, HistoryPage, NodeConnection
 from provgraph.query.graphql.models import ModelVersion
-from provgraph.query.graphql.node import Node, field, to_node
+from provgraph.query.graphql.node import Node, to_node
 from provgraph.query.graphql.runs import Experiment
-from provgraph.query.model import NodeView
+from provgraph.query.read.model import NodeView
 from provgraph.schemas.graph import Label
 
 

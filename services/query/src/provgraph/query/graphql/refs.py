@@ -1,6 +1,8 @@
 """Lazy references between the type modules (a run names its checkpoints, a checkpoint its run).
 
-Each alias resolves when the schema is built, so the modules never import each other.
+The node types refer to one another in a cycle, so their modules cannot import each other:
+each alias names its type and module, and strawberry resolves it when the schema is built.
+The type checker sees every reference as the `Node` interface that all of them implement.
 """
 
 from __future__ import annotations
@@ -10,9 +12,16 @@ from typing import TYPE_CHECKING, Annotated
 import strawberry
 
 if TYPE_CHECKING:
-    from provgraph.query.graphql.data import Dataset, DatasetVersion
-    from provgraph.query.graphql.models import Deployment, Evaluation, Model, ModelVersion
-    from provgraph.query.graphql.runs import Checkpoint, Environment, Experiment, Run
+    from provgraph.query.graphql.node import Node as Checkpoint
+    from provgraph.query.graphql.node import Node as Dataset
+    from provgraph.query.graphql.node import Node as DatasetVersion
+    from provgraph.query.graphql.node import Node as Deployment
+    from provgraph.query.graphql.node import Node as Environment
+    from provgraph.query.graphql.node import Node as Evaluation
+    from provgraph.query.graphql.node import Node as Experiment
+    from provgraph.query.graphql.node import Node as Model
+    from provgraph.query.graphql.node import Node as ModelVersion
+    from provgraph.query.graphql.node import Node as Run
 
 _DATA = "provgraph.query.graphql.data"
 _RUNS = "provgraph.query.graphql.runs"

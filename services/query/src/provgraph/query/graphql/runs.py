@@ -2,55 +2,33 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 import strawberry
 from strawberry.scalars import JSON
 
-from provgraph.query.graphql.context import Info
-from provgraph.query.graphql.node import (
-    Node,
-    as_ref,
+from provgraph.query.graphql.fields import (
+    Props,
+    as_bool,
     decoded,
-    field,
-    flag,
     integer,
-    one_of,
-    register,
-    related,
-    related_of,
+    number,
+    record_text,
+    stored,
     text,
-    to_node,
 )
+from provgraph.query.graphql.node import DOWN, UP, Node, linked, neighbour, neighbours, register
 from provgraph.query.graphql.refs import DatasetVersionRef, ModelVersionRef
-from provgraph.query.model import Direction
 from provgraph.schemas.graph import Label, Rel
-
-UP, DOWN = Direction.UPSTREAM, Direction.DOWNSTREAM
+from provgraph.schemas.storage import PARAMS, record_key
 
 
 @register(Label.EXPERIMENT)
 @strawberry.type(description="A numbered experiment grouping runs.")
 class Experiment(Node):
-    @strawberry.field
-    def number(self) -> int | None:
-        return integer(self, "number")
-
-    @strawberry.field
-    def key(self) -> str | None:
-        return text(self, "key")
-
-    @strawberry.field
-    def goal(self) -> str | None:
-        return text(self, "goal")
-
-    @strawberry.field
-    def code_name(self) -> str | None:
-        return text(self, "code_name")
-
-    @strawberry.field
-    async def runs(self, info: Info) -> list[Run]:
-        return await related_of(info, self, Rel.PART_OF, DOWN, Label.RUN)
+    number: int | None = integer("number")
+    key: str | None = text("key")
+    goal: str | None = text("goal")
+    code_name: str | None = text("code_name")
+    runs: list[Run] = neighbours(Rel.PART_OF, DOWN, Label.RUN)
 
 
 @strawberry.type(description="The code a run executed.")
@@ -59,12 +37,25 @@ class CodeRef:
     commit: str | None
     dirty: bool | None
 
+    @classmethod
+    def of(cls, props: Props) -> CodeRef:
+        return cls(
+            repo=record_text(props, "code", "repo"),
+            commit=record_text(props, "code", "commit"),
+            dirty=as_bool(props.get(record_key("code", "dirty"))),
+        )
+
 
 @strawberry.type(description="Why a run failed.")
 class RunError:
     type: str | None
     message: str | None
     traceback: str | None
+
+    @classmethod
+    def of(cls, props: Props) -> RunError | None:
+        found = {k: record_text(props, "error", k) for k in ("type", "message", "traceback")}
+        return None if found["type"] is None and found["message"] is None else cls(**found)
 
 
 @strawberry.type(description="A USED edge of a run: a dataset version in a role.")
@@ -76,159 +67,66 @@ class RunInput:
 @register(Label.RUN)
 @strawberry.type(description="One training or processing run, failed and resumed ones included.")
 class Run(Node):
-    @strawberry.field
-    def name(self) -> str | None:
-        return text(self, "name")
-
-    @strawberry.field
-    def run_number(self) -> int | None:
-        return integer(self, "run_number")
-
-    @field(description="running | aborted | failed | completed")
-    def status(self) -> str | None:
-        return text(self, "status")
-
-    @strawberry.field
-    def started_at(self) -> str | None:
-        return text(self, "started_at")
-
-    @strawberry.field
-    def ended_at(self) -> str | None:
-        return text(self, "ended_at")
-
-    @strawberry.field
-    def params(self) -> JSON | None:
-        return decoded(self, "params_json")
-
-    @strawberry.field
-    def final_metrics(self) -> JSON | None:
-        return decoded(self, "final_metrics_json")
-
-    @strawberry.field
-    def final_step(self) -> int | None:
-        return integer(self, "final_step")
-
-    @strawberry.field
-    def conclusion(self) -> str | None:
-        return text(self, "conclusion")
-
-    @strawberry.field
-    def interruption_cause(self) -> str | None:
-        return text(self, "interruption_cause")
-
-    @strawberry.field
-    def resumed_at_step(self) -> int | None:
-        return integer(self, "resumed_at_step")
-
-    @strawberry.field
-    def abort_reason(self) -> str | None:
-        return text(self, "abort_reason")
-
-    @strawberry.field
-    def code(self) -> CodeRef:
-        return CodeRef(
-            repo=text(self, "code_repo"),
-            commit=text(self, "code_commit"),
-            dirty=flag(self, "code_dirty"),
-        )
-
-    @strawberry.field
-    def error(self) -> RunError | None:
-        if text(self, "error_type") is None and text(self, "error_message") is None:
-            return None
-        return RunError(
-            type=text(self, "error_type"),
-            message=text(self, "error_message"),
-            traceback=text(self, "error_traceback"),
-        )
-
-    @strawberry.field
-    async def experiment(self, info: Info) -> Experiment | None:
-        return cast(
-            "Experiment | None", await one_of(info, self, Rel.PART_OF, UP, Label.EXPERIMENT)
-        )
-
-    @field(description="The dataset versions read, with their role (train...).")
-    async def inputs(self, info: Info) -> list[RunInput]:
-        pairs = await related(info, self, Rel.USED, UP)
-        return [
-            RunInput(role=edge.props.get("role"), dataset_version=as_ref(v, self.as_of))
-            for edge, v in pairs
-            if v.type == Label.DATASET_VERSION
-        ]
-
-    @strawberry.field
-    async def environment(self, info: Info) -> Environment | None:
-        return cast(
-            "Environment | None", await one_of(info, self, Rel.RAN_IN, UP, Label.ENVIRONMENT)
-        )
-
-    @field(description="The model version or checkpoint this run fine-tuned from.")
-    async def started_from(self, info: Info) -> Node | None:
-        pairs = await related(info, self, Rel.STARTED_FROM, UP)
-        return to_node(pairs[0][1], self.as_of) if pairs else None
-
-    @field(description="Checkpoints this run resumed from after interruptions.")
-    async def resumed_from(self, info: Info) -> list[Checkpoint]:
-        return await related_of(info, self, Rel.RESUMED_FROM, UP, Label.CHECKPOINT)
-
-    @strawberry.field
-    async def checkpoints(self, info: Info) -> list[Checkpoint]:
-        return await related_of(info, self, Rel.GENERATED_BY, DOWN, Label.CHECKPOINT)
-
-    @field(description="Dataset versions this run produced.")
-    async def outputs(self, info: Info) -> list[DatasetVersionRef]:
-        return await related_of(info, self, Rel.GENERATED_BY, DOWN, Label.DATASET_VERSION)
-
-    @strawberry.field
-    async def model_versions(self, info: Info) -> list[ModelVersionRef]:
-        return await related_of(info, self, Rel.GENERATED_BY, DOWN, Label.MODEL_VERSION)
+    name: str | None = text("name")
+    run_number: int | None = integer("run_number")
+    status: str | None = text("status", "running | aborted | failed | completed")
+    started_at: str | None = text("started_at")
+    ended_at: str | None = text("ended_at")
+    params: JSON | None = decoded(PARAMS)
+    final_metrics: JSON | None = decoded("final_metrics")
+    final_step: int | None = integer("final_step")
+    conclusion: str | None = text("conclusion")
+    interruption_cause: str | None = text("interruption_cause")
+    resumed_at_step: int | None = integer("resumed_at_step")
+    abort_reason: str | None = text("abort_reason")
+    code: CodeRef = stored(CodeRef.of)
+    error: RunError | None = stored(RunError.of)
+    experiment: Experiment | None = neighbour(Rel.PART_OF, UP, Label.EXPERIMENT)
+    inputs: list[RunInput] = linked(
+        Rel.USED,
+        UP,
+        Label.DATASET_VERSION,
+        lambda edge, v: RunInput(role=edge.props.get("role"), dataset_version=v),
+        "The dataset versions read, with their role (train...).",
+    )
+    environment: Environment | None = neighbour(Rel.RAN_IN, UP, Label.ENVIRONMENT)
+    started_from: Node | None = neighbour(
+        Rel.STARTED_FROM, UP, None, "The model version or checkpoint this run fine-tuned from."
+    )
+    resumed_from: list[Checkpoint] = neighbours(
+        Rel.RESUMED_FROM,
+        UP,
+        Label.CHECKPOINT,
+        "Checkpoints this run resumed from after interruptions.",
+    )
+    checkpoints: list[Checkpoint] = neighbours(Rel.GENERATED_BY, DOWN, Label.CHECKPOINT)
+    outputs: list[DatasetVersionRef] = neighbours(
+        Rel.GENERATED_BY, DOWN, Label.DATASET_VERSION, "Dataset versions this run produced."
+    )
+    model_versions: list[ModelVersionRef] = neighbours(Rel.GENERATED_BY, DOWN, Label.MODEL_VERSION)
 
 
 @register(Label.CHECKPOINT)
 @strawberry.type(description="A checkpoint a run saved.")
 class Checkpoint(Node):
-    @strawberry.field
-    def step(self) -> int | None:
-        return integer(self, "step")
-
-    @strawberry.field
-    def epoch(self) -> int | None:
-        return integer(self, "epoch")
-
-    @strawberry.field
-    def uri(self) -> str | None:
-        return text(self, "uri")
-
-    @strawberry.field
-    def checksum(self) -> str | None:
-        return text(self, "checksum")
-
-    @strawberry.field
-    def size_bytes(self) -> float | None:
-        # Sizes pass 2^31 (GraphQL Int is 32-bit): a Float keeps them exact up to 2^53.
-        value = integer(self, "size_bytes")
-        return None if value is None else float(value)
-
-    @field(description="available | files_deleted")
-    def status(self) -> str | None:
-        return text(self, "status")
-
-    @strawberry.field
-    def metrics(self) -> JSON | None:
-        return decoded(self, "metrics_json")
-
-    @strawberry.field
-    async def run(self, info: Info) -> Run | None:
-        return cast("Run | None", await one_of(info, self, Rel.GENERATED_BY, UP, Label.RUN))
-
-    @field(description="Runs that resumed from this checkpoint.")
-    async def resumed_by(self, info: Info) -> list[Run]:
-        return await related_of(info, self, Rel.RESUMED_FROM, DOWN, Label.RUN)
-
-    @field(description="Model versions exported from this checkpoint.")
-    async def exported_as(self, info: Info) -> list[ModelVersionRef]:
-        return await related_of(info, self, Rel.EXPORTED_FROM, DOWN, Label.MODEL_VERSION)
+    step: int | None = integer("step")
+    epoch: int | None = integer("epoch")
+    uri: str | None = text("uri")
+    checksum: str | None = text("checksum")
+    # Sizes pass 2^31 (GraphQL Int is 32-bit): a Float keeps them exact up to 2^53.
+    size_bytes: float | None = number("size_bytes")
+    status: str | None = text("status", "available | files_deleted")
+    metrics: JSON | None = decoded("metrics")
+    run: Run | None = neighbour(Rel.GENERATED_BY, UP, Label.RUN)
+    resumed_by: list[Run] = neighbours(
+        Rel.RESUMED_FROM, DOWN, Label.RUN, "Runs that resumed from this checkpoint."
+    )
+    exported_as: list[ModelVersionRef] = neighbours(
+        Rel.EXPORTED_FROM,
+        DOWN,
+        Label.MODEL_VERSION,
+        "Model versions exported from this checkpoint.",
+    )
 
 
 @strawberry.type(description="A container image.")
@@ -237,40 +135,18 @@ class Image:
     tag: str | None
     digest: str | None
 
+    @classmethod
+    def of(cls, props: Props) -> Image:
+        return cls(**{k: record_text(props, "image", k) for k in ("name", "tag", "digest")})
+
 
 @register(Label.ENVIRONMENT)
 @strawberry.type(description="An environment snapshot or image version runs ran in.")
 class Environment(Node):
-    @strawberry.field
-    def key(self) -> str | None:
-        return text(self, "key")
-
-    @strawberry.field
-    def image(self) -> Image:
-        return Image(
-            name=text(self, "image_name"),
-            tag=text(self, "image_tag"),
-            digest=text(self, "image_digest"),
-        )
-
-    @strawberry.field
-    def python_version(self) -> str | None:
-        return text(self, "python_version")
-
-    @field(description="Installed packages: {name: version}.")
-    def packages(self) -> JSON | None:
-        return decoded(self, "packages_json")
-
-    @field(description="ML frameworks: {name: version}.")
-    def frameworks(self) -> JSON | None:
-        return decoded(self, "frameworks_json")
-
-    @strawberry.field
-    async def based_on(self, info: Info) -> Environment | None:
-        return cast(
-            "Environment | None", await one_of(info, self, Rel.BASED_ON, UP, Label.ENVIRONMENT)
-        )
-
-    @strawberry.field
-    async def runs(self, info: Info) -> list[Run]:
-        return await related_of(info, self, Rel.RAN_IN, DOWN, Label.RUN)
+    key: str | None = text("key")
+    image: Image = stored(Image.of)
+    python_version: str | None = text("python_version")
+    packages: JSON | None = decoded("packages", "Installed packages: {name: version}.")
+    frameworks: JSON | None = decoded("frameworks", "ML frameworks: {name: version}.")
+    based_on: Environment | None = neighbour(Rel.BASED_ON, UP, Label.ENVIRONMENT)
+    runs: list[Run] = neighbours(Rel.RAN_IN, DOWN, Label.RUN)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 import strawberry
 from graphql import GraphQLError
@@ -13,14 +13,16 @@ from strawberry.types import ExecutionContext
 
 # Every node type must be imported so that `to_node` knows it and the schema lists it.
 from provgraph.query.graphql import data, models, runs
-from provgraph.query.graphql.context import GraphContext, scope_for
+from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
 from provgraph.query.graphql.query import LookupQuery
 from provgraph.query.graphql.traversals import TraversalQuery
-from provgraph.query.ports import ReadModel
+from provgraph.query.read.model import Scope
+from provgraph.query.read.ports import ReadModel
+from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
 log = logging.getLogger(__name__)
@@ -46,7 +48,7 @@ class Query(LookupQuery, TraversalQuery):
 
 
 class ProvenanceSchema(strawberry.Schema):
-    """Logs only unexpected errors: a NOT_FOUND is the caller's answer, not an incident."""
+    """Logs only unexpected errors: a `not_found` is the caller's answer, not an incident."""
 
     document_cache: DocumentCache
 
@@ -73,18 +75,14 @@ def make_schema(settings: QuerySettings) -> ProvenanceSchema:
 
 
 def make_context(
-    settings: QuerySettings, reader: ReadModel, recipes: Any, request: Request | None = None
+    settings: QuerySettings, reader: ReadModel, recipes: Recipes, scope: Scope | None = None
 ) -> GraphContext:
-    """A fresh per-request context (fresh DataLoaders, the caller's scope)."""
-    return GraphContext(settings, reader, recipes, scope_for(request))
+    """A fresh context (fresh DataLoaders) for in-process callers; every project by default."""
+    return GraphContext(settings, reader, recipes, scope or Scope.everything())
 
 
 def make_router(
-    settings: QuerySettings, reader: ReadModel, recipes: Any
+    settings: QuerySettings, context: Callable[[Request], Awaitable[GraphContext]]
 ) -> GraphQLRouter[GraphContext, None]:
-    """The `/graphql` router (GraphiQL for browsers) over `reader` and `recipes`."""
-
-    async def context(request: Request) -> GraphContext:
-        return make_context(settings, reader, recipes, request)
-
+    """The `/graphql` router (GraphiQL for browsers); `context` builds each request's context."""
     return GraphQLRouter(make_schema(settings), context_getter=context, graphql_ide="graphiql")

@@ -9,10 +9,10 @@ from strawberry.scalars import JSON
 
 from provgraph.query.graphql.args import NodeType, bounded, labels, stamp
 from provgraph.query.graphql.context import Info
+from provgraph.query.graphql.fields import field
 from provgraph.query.graphql.lineage import GraphPath, ImpactItem, Lineage
-from provgraph.query.graphql.node import field
 from provgraph.query.graphql.query import missing
-from provgraph.query.model import Direction
+from provgraph.query.read.model import Direction
 
 
 @strawberry.type

@@ -1,0 +1,180 @@
+"""How the graph model is stored: property names and value encodings, written once.
+
+Neo4j properties hold primitives and arrays of primitives only, so the projection (the writer)
+encodes what events say by the conventions below, and every reader decodes with the same
+functions; none of them spells a convention by hand.
+
+- Every node carries the bookkeeping properties `id`, `project`, `first_seen_at`,
+  `last_event_at`, `deleted_at` (soft delete) and `placeholder`; every relationship carries
+  `first_seen_at`.
+- Times are fixed-width UTC text (`2026-01-05T09:00:00.000000Z`): string order is time order.
+- Versions (last-writer-wins stamps) are text compared as strings: `<time>|<event_id>`. A node
+  keeps the version of each property beside it as `_v_<property>`, a relationship its own as
+  `_v`, a replaced relationship set its version as `_v_edges.<TYPE>`. Every name that starts
+  with `_v` is internal: readers never expose it.
+- A nested value is canonical JSON text under `<name>_json`; the scalar leaves of a nested map
+  are also copied, as `<prefix>.<key>[.<sub>]` (three levels at most), so that they can be
+  filtered: a run's parameter `lr` is `param.lr`.
+- A small record is flattened to `<record>_<field>` (`code_commit`, `image_digest`).
+- A keyed series is `<kind>.<key>` (`metric.loss`, `status_at.approved`,
+  `access.<principal>.<role>`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+Primitive = str | int | float | bool
+Value = Primitive | tuple[str, ...] | tuple[float, ...]
+"""A property value: a primitive or an array of primitives (never a map)."""
+
+# Bookkeeping properties of every node.
+ID = "id"
+PROJECT = "project"
+FIRST_SEEN_AT = "first_seen_at"
+LAST_EVENT_AT = "last_event_at"
+DELETED_AT = "deleted_at"
+PLACEHOLDER = "placeholder"
+BOOKKEEPING = frozenset({ID, PROJECT, FIRST_SEEN_AT, LAST_EVENT_AT, DELETED_AT, PLACEHOLDER})
+
+INTERNAL_PREFIX = "_v"
+EDGE_VERSION = "_v"
+"""The relationship property holding the version of its last-writer-wins properties."""
+
+JSON_SUFFIX = "_json"
+FLATTEN_DEPTH = 3
+"""How many levels of a nested map are copied as scalar properties; deeper stays in the JSON."""
+
+PARAMS, PARAM = "params", "param"  # a run's parameters: `params_json` and `param.<name>`
+
+
+# ---- times and versions -------------------------------------------------------------------
+
+
+def format_time(value: datetime) -> str:
+    """Fixed-width UTC text, so string order is time order (microseconds always present)."""
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def event_version(time: str, event_id: str) -> str:
+    """The version of what one event wrote: its time, then its id (string order = both)."""
+    return f"{time}|{event_id}"
+
+
+def rank_version(rank: int) -> str:
+    """A version that is a rank (status only moves forward: the highest rank wins)."""
+    return f"{rank:04d}"
+
+
+def step_version(step: int, version: str) -> str:
+    """A version ordered by a step first, then by the event's version (last metric value)."""
+    return f"{step:020d}|{version}"
+
+
+def version_key(prop: str) -> str:
+    """The node property holding the version of the last-writer-wins property `prop`."""
+    return f"{INTERNAL_PREFIX}_{prop}"
+
+
+def replaced_version_key(rel: str) -> str:
+    """The node property holding the version of its current `rel` relationship set."""
+    return f"{INTERNAL_PREFIX}_edges.{rel}"
+
+
+def is_internal(key: str) -> bool:
+    """A version stamp, never shown to readers."""
+    return key.startswith(INTERNAL_PREFIX)
+
+
+def public(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The properties without the internal version stamps."""
+    return {k: v for k, v in props.items() if not is_internal(k)}
+
+
+def public_deep(value: Any) -> Any:
+    """`public` at every depth of a value made of maps and lists."""
+    if isinstance(value, Mapping):
+        return {k: public_deep(v) for k, v in value.items() if not is_internal(k)}
+    if isinstance(value, list):
+        return [public_deep(v) for v in value]
+    return value
+
+
+def stored_value(value: Any) -> Any:
+    """A value as Neo4j hands it back: arrays as lists."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+# ---- nested values --------------------------------------------------------------------------
+
+
+def json_key(name: str) -> str:
+    """The property holding the nested value `name` as JSON text."""
+    return f"{name}{JSON_SUFFIX}"
+
+
+def encode_json(value: Any) -> str:
+    """Canonical JSON text of a nested value (sorted keys, no spaces, unicode kept)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_json(props: Mapping[str, Any], name: str) -> Any:
+    """The nested value `name` of stored properties; None when absent or not JSON."""
+    raw = props.get(json_key(name))
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:  # a malformed archive should not fail a whole answer
+        return None
+
+
+def flatten(prefix: str, data: Mapping[str, Any], depth: int = 0) -> dict[str, Value]:
+    """Scalar copies of a nested map as `prefix.key.sub` properties, for filtering."""
+    out: dict[str, Value] = {}
+    for key, value in data.items():
+        name = dotted(prefix, key)
+        if isinstance(value, Mapping) and depth + 1 < FLATTEN_DEPTH:
+            out.update(flatten(name, value, depth + 1))
+        elif isinstance(value, str | int | float | bool):
+            out[name] = value
+    return out
+
+
+def with_json(name: str, data: Mapping[str, Any], flat_prefix: str) -> dict[str, Value | None]:
+    """`<name>_json` plus its flattened scalar copies; nothing when the map is empty."""
+    if not data:
+        return {}
+    return {json_key(name): encode_json(data), **flatten(flat_prefix, data)}
+
+
+def param_key(name: str) -> str:
+    """The flattened copy of a run parameter (`param.lr`)."""
+    return dotted(PARAM, name)
+
+
+# ---- records and keyed series ---------------------------------------------------------------
+
+
+def record(prefix: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A small record as `<prefix>_<field>` properties."""
+    return {record_key(prefix, k): v for k, v in fields.items()}
+
+
+def record_key(prefix: str, field: str) -> str:
+    """The property of one field of a flattened record."""
+    return f"{prefix}_{field}"
+
+
+def record_of(props: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """The fields of a flattened record that are stored, by field name, sorted."""
+    start = record_key(prefix, "")
+    return {k[len(start) :]: v for k, v in sorted(props.items()) if k.startswith(start)}
+
+
+def dotted(kind: str, *keys: str) -> str:
+    """One entry of a keyed series: `<kind>.<key>[.<key>]`."""
+    return ".".join((kind, *keys))

@@ -1,0 +1,118 @@
+"""The graph in memory: mutations applied to dicts with the Neo4j writer's semantics.
+
+An adapter of the writer port and of the graph view: `verify` folds the log into it as the
+reference the Neo4j graph is checked against, and tests use it in place of Neo4j.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
+from provgraph.ingest.projection import event_props, project_event
+from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.ingest.projection.merge import apply_node, to_stored
+from provgraph.ingest.projection.mutations import (
+    EdgeSetReplace,
+    EdgeUpsert,
+    EventMutations,
+    EventRecord,
+    Mutation,
+    NodeUpsert,
+    replaced_version_key,
+)
+from provgraph.schemas import Event
+from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label
+
+EdgeKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
+
+
+class MemoryGraph(BatchWriter, GraphView):
+    """An in-memory projection: the reference the Neo4j graph is checked against."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, tuple[Label, dict[str, Any]]] = {}
+        self.edges: dict[EdgeKey, dict[str, Any]] = {}
+        self.edge_sets: dict[tuple[str, str], EdgeSetReplace] = {}
+        self.events: dict[str, EventRecord] = {}
+        self.offsets: dict[tuple[str, int], int] = {}
+
+    def write(
+        self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
+    ) -> int:
+        """Apply `changes` in order and store `offsets`; return how many events were new."""
+        applied = sum(self.apply(change) for change in changes)
+        for o in offsets:  # only forward, as in Neo4j
+            key = (o.topic, o.partition)
+            self.offsets[key] = max(self.offsets.get(key, o.offset), o.offset)
+        return applied
+
+    def read_offsets(self, topic: str) -> dict[int, int]:
+        """The last stored offset per partition of `topic`."""
+        return {p: o for (t, p), o in self.offsets.items() if t == topic}
+
+    def apply(self, change: EventMutations) -> bool:
+        """Apply one event's mutations; False (and nothing changes) for a known event_id."""
+        if change.record.event_id in self.events:
+            return False
+        # Nodes first, as in the writer: relationships always find both ends.
+        for m in sorted(change.mutations, key=lambda m: not isinstance(m, NodeUpsert)):
+            self._apply(m)
+        self.events[change.record.event_id] = change.record
+        return True
+
+    def fold(self, events: Iterable[Event]) -> MemoryGraph:
+        """Project and apply every event; return self."""
+        for event in events:
+            self.apply(project_event(event))
+        return self
+
+    def _apply(self, m: Mutation) -> None:
+        if isinstance(m, NodeUpsert):
+            _label, props = self.nodes.setdefault(m.id, (m.label, {}))
+            apply_node(props, m)
+        elif isinstance(m, EdgeUpsert):
+            self._apply_edge(m)
+        else:
+            self._apply_set(m)
+
+    def _apply_edge(self, m: EdgeUpsert) -> None:
+        props = self.edges.setdefault(m.identity, dict(m.key))
+        if m.first_seen and m.first_seen < props.get("first_seen_at", "~"):
+            props["first_seen_at"] = m.first_seen
+        if m.props and props.get("_v", "") < m.version:
+            props.update({k: to_stored(v) for k, v in m.props.items()}, _v=m.version)
+
+    def _apply_set(self, m: EdgeSetReplace) -> None:
+        current = self.edge_sets.get((m.src, m.rel.value))
+        if current is None or current.version < m.version:
+            self.edge_sets[(m.src, m.rel.value)] = m
+            self.nodes[m.src][1][replaced_version_key(m.rel)] = m.version
+
+    def canonical(self, project: str | None = None) -> CanonicalGraph:
+        """The canonical form; with `project`, only its nodes and their outgoing edges."""
+        graph = CanonicalGraph()
+        scope = {k for k, (_, p) in self.nodes.items() if project in (None, p["project"])}
+        for key in scope:
+            label, props = self.nodes[key]
+            graph.add_node(key, [Label.ENTITY.value, label.value], props)
+        for (src, rel, dst, _), props in self.edges.items():
+            if src in scope:
+                graph.add_edge(src, rel, dst, props)
+        for (src, rel), m in self.edge_sets.items():
+            for target in m.targets if src in scope else ():
+                first_seen = m.version.split("|", 1)[0]  # a restated set is new from then on
+                graph.add_edge(src, rel, target.id, {**target.props, "first_seen_at": first_seen})
+        for record in self.events.values():
+            if project in (None, record.project):
+                self._add_event(graph, record)
+        return graph.finish()
+
+    @staticmethod
+    def _add_event(graph: CanonicalGraph, record: EventRecord) -> None:
+        key = event_key(record.event_id)
+        props = event_props(record)
+        graph.add_node(key, [APPLIED_EVENT_LABEL], props)
+        for node_id in record.touched:
+            graph.add_edge(key, TOUCHED_REL, node_id, {})

@@ -1,0 +1,134 @@
+"""The projector's ports: where events come from, where the graph goes, where poison goes.
+
+The projector's loop knows only these. The CLI wires the production adapters (the Kafka event
+source, the Neo4j `GraphWriter`, the dead-letter topic); tests wire fakes and the in-memory
+graph. Each port has one contract-test suite that every adapter passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from provgraph.ingest.projection import EventMutations
+from provgraph.ingest.projection.canonical import CanonicalGraph
+
+
+@dataclass(frozen=True)
+class PartitionOffset:
+    """The last offset of a (topic, partition) that a batch covers."""
+
+    topic: str
+    partition: int
+    offset: int
+
+
+class LogRecord(Protocol):
+    """One record of the event log, as the projector reads it (a Kafka `ConsumerRecord`)."""
+
+    @property
+    def topic(self) -> str: ...
+
+    @property
+    def partition(self) -> int: ...
+
+    @property
+    def offset(self) -> int: ...
+
+    @property
+    def key(self) -> bytes | None: ...
+
+    @property
+    def value(self) -> bytes | None: ...
+
+
+Poison = list[tuple[LogRecord, BaseException]]
+"""Records that cannot be projected, each with the reason."""
+
+
+class EventSource(Protocol):
+    """The event log as one member of the projector's consumer group reads it.
+
+    Positions are the next offset to read. The projector positions every assigned partition
+    itself (from the offsets its writer stored), so `commit` is only a progress hint for
+    monitoring and for a reader that does not seek. An unreachable log raises
+    `kafka.errors.KafkaError` (the projector pauses and polls again).
+    """
+
+    @property
+    def topic(self) -> str:
+        """The one topic this source reads."""
+        ...
+
+    def subscribe(self, on_assigned: Callable[[list[int]], None]) -> None:
+        """Join the group; call `on_assigned` with the partitions of every new assignment,
+        from inside `poll` and before any of their records is returned, so it can `seek`."""
+        ...
+
+    def poll(self) -> list[LogRecord]:
+        """The next batch of records of the assigned partitions (empty when there is none)."""
+        ...
+
+    def seek(self, partition: int, offset: int | None) -> None:
+        """Read `partition` from `offset` next; `None` means from its beginning."""
+        ...
+
+    def assigned(self) -> list[int]:
+        """The partitions assigned to this member now, sorted."""
+        ...
+
+    def commit(self, done: Sequence[PartitionOffset]) -> None:
+        """Record that every offset up to `done` is processed (the group resumes after it)."""
+        ...
+
+    def caught_up(self) -> bool:
+        """True when partitions are assigned and every one is read to its end."""
+        ...
+
+    def close(self) -> None:
+        """Leave the group without committing anything more."""
+        ...
+
+
+class BatchWriter(Protocol):
+    """Applies a batch of event mutations and stores the batch's offsets in one transaction.
+
+    Exactly once per `event_id`: an event applied before (in any batch) is a no-op. Offsets
+    only move forward. While the store is unreachable, `write` and `read_offsets` raise an
+    error for which `projector.is_unavailable` is true; nothing is applied then.
+    """
+
+    def write(
+        self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
+    ) -> int:
+        """Apply `changes` and store `offsets` atomically; return how many events were new."""
+        ...
+
+    def read_offsets(self, topic: str) -> dict[int, int]:
+        """The last stored offset per partition of `topic`."""
+        ...
+
+
+class GraphView(Protocol):
+    """The projected graph read back in canonical form: what `verify` compares."""
+
+    def canonical(self, project: str | None = None) -> CanonicalGraph:
+        """The whole graph, or only `project`'s nodes and the relationships leaving them."""
+        ...
+
+
+class DeadLetterSink(Protocol):
+    """Where poison records go, each with where it came from and why it failed.
+
+    `send` returns only once every record is stored; when the sink is unreachable it raises
+    `kafka.errors.KafkaError` and the projector reads the same records again later.
+    """
+
+    def send(self, poison: Poison) -> None:
+        """Store every poison record with its source position and its error."""
+        ...
+
+    def close(self) -> None:
+        """Flush and release the sink."""
+        ...

@@ -1,0 +1,119 @@
+"""Declared fields: a node type lists what it shows, not how each value is read.
+
+A field whose value is a stored property is one line with its GraphQL type::
+
+    name: str | None = text("name")
+    params: JSON | None = decoded(PARAMS, "The run's parameters.")
+
+instead of a hand-written resolver per field. Values are read from the node's view (what the
+read model answered) with the contract's storage encoding (`provgraph.schemas.storage`):
+nested values are decoded from their JSON text, records read from their flattened fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar, cast
+
+import strawberry
+from strawberry.scalars import JSON
+
+from provgraph.query.read.model import NodeView
+from provgraph.schemas.storage import decode_json, record_key
+
+F = TypeVar("F", bound=Callable[..., Any])
+Props = Mapping[str, Any]
+
+
+class Viewed(Protocol):
+    """A GraphQL object over one node view."""
+
+    view: NodeView
+
+
+def field(description: str | None = None, *, name: str | None = None) -> Callable[[F], F]:
+    """`@strawberry.field(...)` as a typed decorator (strawberry types that call as Any).
+
+    The resolver stays a plain method for the type checker; strawberry still sees its field.
+    """
+    return cast(Callable[[F], F], strawberry.field(description=description, name=name))
+
+
+# ---- values, as GraphQL wants them ---------------------------------------------------------
+
+
+def as_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def as_int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) else None
+
+
+def as_float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def as_bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def as_strings(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list | tuple) else []
+
+
+def record_text(props: Props, prefix: str, name: str) -> str | None:
+    """One text field of a record stored flattened (`code_commit`)."""
+    return as_text(props.get(record_key(prefix, name)))
+
+
+# ---- field factories -----------------------------------------------------------------------
+
+
+def viewed(read: Callable[[NodeView], Any], description: str | None = None, **kw: Any) -> Any:
+    """A field computed from the whole node view."""
+
+    def resolve(root: strawberry.Parent[Viewed]) -> Any:
+        return read(root.view)
+
+    return strawberry.field(resolver=resolve, description=description, **kw)
+
+
+def stored(read: Callable[[Props], Any], description: str | None = None) -> Any:
+    """A field computed from the node's stored properties."""
+    return viewed(lambda view: read(view.props), description)
+
+
+def text(key: str, description: str | None = None) -> Any:
+    """The property `key` as text."""
+    return stored(lambda props: as_text(props.get(key)), description)
+
+
+def integer(key: str, description: str | None = None) -> Any:
+    """The numeric property `key` as an Int."""
+    return stored(lambda props: as_int(props.get(key)), description)
+
+
+def number(key: str, description: str | None = None) -> Any:
+    """The numeric property `key` as a Float."""
+    return stored(lambda props: as_float(props.get(key)), description)
+
+
+def flag(key: str, description: str | None = None) -> Any:
+    """The boolean property `key`."""
+    return stored(lambda props: as_bool(props.get(key)), description)
+
+
+def strings(key: str, description: str | None = None) -> Any:
+    """The array property `key` as a list of texts (empty when absent)."""
+    return stored(lambda props: as_strings(props.get(key)), description)
+
+
+def decoded(name: str, description: str | None = None) -> Any:
+    """The nested value `name`, decoded from its stored JSON text; null when absent."""
+
+    def read(props: Props) -> JSON | None:
+        value = decode_json(props, name)
+        return None if value is None else JSON(value)
+
+    return stored(read, description)

@@ -1,0 +1,116 @@
+"""The query service's HTTP app: GraphQL at /graphql, read-only Cypher, Marquez REST, probes.
+
+Every error answers `{"error": {code, message, details}}` (`provgraph.core.http`); a Neo4j
+driver error that escapes a route is `unavailable` (503).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import neo4j
+from fastapi import Depends, FastAPI, Request, Response
+from neo4j.exceptions import DriverError, Neo4jError
+from starlette.concurrency import run_in_threadpool
+
+from provgraph.authz.web import authenticate
+from provgraph.authz.wiring import build_authenticator
+from provgraph.core.errors import UnavailableError
+from provgraph.core.http import error_response, install_error_handlers
+from provgraph.query.graphql.context import GraphContext
+from provgraph.query.graphql.schema import make_router
+from provgraph.query.http import cypher, probes, rest
+from provgraph.query.http.deps import QueryContext, get_context, get_reader, get_recipes, scope_for
+from provgraph.query.http.guard import CypherGuard
+from provgraph.query.http.metrics import MetricsMiddleware, QueryMetrics
+from provgraph.query.http.readiness import Readiness, neo4j_probe
+from provgraph.query.read.model import Scope
+from provgraph.query.read.reader import GraphReader
+from provgraph.query.recipes.service import Recipes
+from provgraph.query.settings import QuerySettings
+from provgraph.schemas.version import __version__
+
+logger = logging.getLogger(__name__)
+
+READY_TIMEOUT_S = 2.0
+
+
+async def _on_neo4j_error(_request: Request, exc: Exception) -> Response:
+    logger.warning("Neo4j error: %s", exc)
+    return error_response(UnavailableError(f"Neo4j could not answer: {exc}"))
+
+
+def _start(context: QueryContext, driver: neo4j.Driver) -> None:
+    """Build what the routes use over `driver`."""
+    s = context.settings
+    context.driver = driver
+    context.guard = CypherGuard(
+        driver, s.neo4j_database, timeout_s=s.cypher_timeout_s, row_cap=s.cypher_row_cap
+    )
+    context.reader = GraphReader(driver, s.neo4j_database, s)
+    context.recipes = Recipes(driver, s.neo4j_database)
+    probe = neo4j_probe(driver, s.neo4j_database, READY_TIMEOUT_S)
+    context.readiness = Readiness(probe, ttl_s=2.0, timeout_s=READY_TIMEOUT_S)
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    context = app.state.query
+    assert isinstance(context, QueryContext)
+    # Notifications off: the service's own queries are reviewed; they only add noise to logs.
+    driver = context.driver
+    if driver is None:
+        driver = context.settings.neo4j_driver(notifications_min_severity="OFF")
+    _start(context, driver)
+    authenticator, close_auth = build_authenticator(context.settings, "query", driver=driver)
+    app.state.authenticator = authenticator
+    try:
+        yield
+    finally:
+        close_auth()
+        if context.readiness is not None:
+            context.readiness.close()
+        if context.owns_driver:
+            await run_in_threadpool(driver.close)
+
+
+def _opens_the_ide(request: Request) -> bool:
+    """A browser asking for the GraphiQL page: a GET without a query, which runs nothing."""
+    return request.method == "GET" and "query" not in request.query_params
+
+
+async def _authenticate_graphql(request: Request) -> None:
+    """Every GraphQL request needs a token; the GraphiQL page itself does not."""
+    if not _opens_the_ide(request):
+        await authenticate(request)
+
+
+async def _graphql_context(request: Request) -> GraphContext:
+    """Each GraphQL request reads through what the lifespan started (fresh DataLoaders)."""
+    context = get_context(request)
+    reader, recipes = get_reader(context), get_recipes(context)
+    # The GraphiQL page has no caller: its context (never used to read) may read nothing.
+    scope = Scope(frozenset()) if _opens_the_ide(request) else scope_for(request)
+    return GraphContext(context.settings, reader, recipes, scope)
+
+
+def create_app(
+    settings: QuerySettings | None = None, *, driver: neo4j.Driver | None = None
+) -> FastAPI:
+    """The query app. Given a `driver`, it uses that one (the caller owns and closes it)."""
+    settings = settings if settings is not None else QuerySettings()
+    app = FastAPI(title="provgraph query", version=__version__, lifespan=_lifespan)
+    context = QueryContext(settings, QueryMetrics(), driver=driver, owns_driver=driver is None)
+    app.state.query = context
+    app.add_middleware(MetricsMiddleware, metrics=context.metrics)
+    install_error_handlers(app)
+    app.add_exception_handler(Neo4jError, _on_neo4j_error)
+    app.add_exception_handler(DriverError, _on_neo4j_error)
+    app.include_router(probes.router)
+    app.include_router(cypher.router)
+    app.include_router(rest.router)
+    graphql = make_router(settings, _graphql_context)
+    app.include_router(graphql, prefix="/graphql", dependencies=[Depends(_authenticate_graphql)])
+    return app

@@ -1,0 +1,87 @@
+"""What the query app's routes share, and the FastAPI dependencies (Annotated aliases) to get it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, TypeVar
+
+import neo4j
+from fastapi import Depends, Request
+
+from provgraph.authz.web import principal_of
+from provgraph.core.errors import UnavailableError
+from provgraph.query.http.guard import CypherGuard
+from provgraph.query.http.metrics import QueryMetrics
+from provgraph.query.http.readiness import Readiness
+from provgraph.query.read.model import Scope
+from provgraph.query.read.ports import ReadModel
+from provgraph.query.recipes.service import Recipes
+from provgraph.query.settings import QuerySettings
+
+T = TypeVar("T")
+
+
+@dataclass
+class QueryContext:
+    """Settings and metrics from the start; driver, reader, recipes and guard once started."""
+
+    settings: QuerySettings
+    metrics: QueryMetrics
+    driver: neo4j.Driver | None = None
+    owns_driver: bool = True
+    reader: ReadModel | None = None
+    recipes: Recipes | None = None
+    guard: CypherGuard | None = None
+    readiness: Readiness | None = None
+
+
+def get_context(request: Request) -> QueryContext:
+    context = request.app.state.query
+    assert isinstance(context, QueryContext)
+    return context
+
+
+Context = Annotated[QueryContext, Depends(get_context)]
+
+
+def get_settings(context: Context) -> QuerySettings:
+    return context.settings
+
+
+def _started(part: T | None) -> T:
+    """What the lifespan builds once the app starts; `unavailable` before that."""
+    if part is None:
+        raise UnavailableError("the query service is starting")
+    return part
+
+
+def get_reader(context: Context) -> ReadModel:
+    return _started(context.reader)
+
+
+def get_recipes(context: Context) -> Recipes:
+    return _started(context.recipes)
+
+
+def get_guard(context: Context) -> CypherGuard:
+    return _started(context.guard)
+
+
+def get_readiness(context: Context) -> Readiness:
+    return _started(context.readiness)
+
+
+def scope_for(request: Request) -> Scope:
+    """The projects the caller may read: the one place the query service decides it.
+
+    The caller is the principal `authenticate` stored on the request (401 without one);
+    in-process callers (the CLI, tests) pass their scope themselves.
+    """
+    readable = principal_of(request).readable_projects()
+    return Scope.everything() if readable is None else Scope(readable)
+
+
+SettingsDep = Annotated[QuerySettings, Depends(get_settings)]
+ReaderDep = Annotated[ReadModel, Depends(get_reader)]
+GuardDep = Annotated[CypherGuard, Depends(get_guard)]
+ReadinessDep = Annotated[Readiness, Depends(get_readiness)]

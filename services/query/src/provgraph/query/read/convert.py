@@ -1,0 +1,122 @@
+"""Pure helpers of the Neo4j reader: record conversion, cursors and argument checks.
+
+What a stored property means is the contract's (`provgraph.schemas.storage`): bookkeeping is
+lifted into a view's own fields and internal version stamps never reach a caller.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read.model import EdgeView, GraphPath, NodeView, Scope
+from provgraph.schemas import storage
+from provgraph.schemas.graph import Label, Rel
+
+_LABELS = {label.value: label for label in Label if label is not Label.ENTITY}
+_RELS = {rel.value: rel for rel in Rel}
+
+
+def node_view(node: Any) -> NodeView:
+    """A driver Node (labels + properties) as a NodeView."""
+    props: Mapping[str, Any] = dict(node)
+    kind = next((label for label in sorted(node.labels) if label in _LABELS), Label.ENTITY.value)
+    return NodeView(
+        id=str(props[storage.ID]),
+        type=kind,
+        project=props.get(storage.PROJECT),
+        first_seen_at=props.get(storage.FIRST_SEEN_AT),
+        last_event_at=props.get(storage.LAST_EVENT_AT),
+        deleted_at=props.get(storage.DELETED_AT),
+        placeholder=bool(props.get(storage.PLACEHOLDER, False)),
+        props={k: v for k, v in storage.public(props).items() if k not in storage.BOOKKEEPING},
+    )
+
+
+def edge_view(row: Mapping[str, Any]) -> EdgeView:
+    """An edge map {src, dst, type, props} as returned by the read queries."""
+    return EdgeView(
+        src=str(row["src"]),
+        dst=str(row["dst"]),
+        type=str(row["type"]),
+        props=storage.public(row.get("props") or {}),
+    )
+
+
+def graph_path(row: Mapping[str, Any]) -> GraphPath:
+    """A {nodes, edges} map (nodes in traversal order) as a GraphPath."""
+    return GraphPath(
+        nodes=tuple(node_view(n) for n in row["nodes"]),
+        edges=tuple(edge_view(e) for e in row["edges"]),
+    )
+
+
+def scope_params(scope: Scope, as_of: str | None = None) -> dict[str, Any]:
+    """The parameters of `cypher.visible`: every query binds exactly these."""
+    projects = scope.projects
+    return {
+        "all": projects is None,
+        "projects": sorted(projects) if projects is not None else [],
+        "as_of": as_of,
+    }
+
+
+def encode_cursor(timestamp: str, key: str) -> str:
+    """An opaque cursor for the position (timestamp, key)."""
+    raw = json.dumps([timestamp, key], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> tuple[str | None, str | None]:
+    """(timestamp, key) of a cursor, (None, None) for the first page."""
+    if cursor is None:
+        return None, None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        value = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+        raise InvalidArgumentError("malformed cursor", cursor=cursor) from exc
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
+        raise InvalidArgumentError("malformed cursor", cursor=cursor)
+    return value[0], value[1]
+
+
+def label_of(type_name: str) -> Label:
+    """The node label named `type_name`, or InvalidArgumentError."""
+    label = _LABELS.get(type_name)
+    if label is None:
+        raise InvalidArgumentError(f"unknown node type {type_name!r}", type=type_name)
+    return label
+
+
+def rel_of(rel_name: str) -> Rel:
+    """The lineage relationship type named `rel_name`, or InvalidArgumentError."""
+    rel = _RELS.get(rel_name)
+    if rel is None:
+        raise InvalidArgumentError(f"unknown relationship type {rel_name!r}", rel=rel_name)
+    return rel
+
+
+def bounded(name: str, value: int, maximum: int, minimum: int = 1) -> int:
+    """`value` when minimum <= value <= maximum, else InvalidArgumentError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise InvalidArgumentError(f"{name} must be between {minimum} and {maximum}", {name: value})
+    return value
+
+
+def uri_variants(uri: str) -> list[str]:
+    """The uri with and without its trailing '/', as stores write both."""
+    stem = uri.rstrip("/")
+    return [uri, stem, stem + "/"] if stem else [uri]
+
+
+def as_number(text: str) -> float | None:
+    """A param value that reads as a number also matches numeric storage (3e-4 vs 0.0003)."""
+    try:
+        return float(text)
+    except ValueError:
+        return None

@@ -1,0 +1,116 @@
+"""What the read model answers: plain, frozen views of nodes, edges and query results.
+
+The GraphQL layer, the REST layer and the CLI all render these; none of them touch Neo4j.
+Timestamps are the projector's fixed-width UTC strings (`2026-01-05T09:00:00.000000Z`), so
+they compare correctly as strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Direction(StrEnum):
+    """Upstream = follow outgoing edges (towards sources); downstream = incoming."""
+
+    UPSTREAM = "UPSTREAM"
+    DOWNSTREAM = "DOWNSTREAM"
+    BOTH = "BOTH"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The projects a caller may read. `None` means every project (global admins and auditors,
+    and in-process callers such as the CLI, which reads Neo4j with its own credentials).
+
+    Every read path takes one and applies it in one place (the read model's Cypher), so that
+    isolation is a filter that already exists, not a retrofit.
+    """
+
+    projects: frozenset[str] | None = None
+
+    @classmethod
+    def everything(cls) -> Scope:
+        return cls(None)
+
+    def allows(self, project: str | None) -> bool:
+        return self.projects is None or (project is not None and project in self.projects)
+
+
+@dataclass(frozen=True)
+class NodeView:
+    """One node: its label as `type` (e.g. "ModelVersion"), bookkeeping, and its properties.
+
+    `props` holds every stored property except the bookkeeping lifted into fields and the
+    internal version stamps; nested values stay JSON text as stored (`provgraph.schemas.storage`
+    decodes them).
+    """
+
+    id: str
+    type: str
+    project: str | None
+    first_seen_at: str | None
+    last_event_at: str | None
+    deleted_at: str | None
+    placeholder: bool
+    props: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EdgeView:
+    """One relationship, from the derived node to its source (W3C PROV direction)."""
+
+    src: str
+    dst: str
+    type: str
+    props: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """A bounded traversal: distinct nodes (each with its BFS depth) and the edges among them."""
+
+    root: NodeView
+    nodes: tuple[NodeView, ...]
+    depths: Mapping[str, int]
+    edges: tuple[EdgeView, ...]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class GraphPath:
+    """A path as alternating nodes and edges: nodes[i] -edges[i]- nodes[i+1]."""
+
+    nodes: tuple[NodeView, ...]
+    edges: tuple[EdgeView, ...]
+
+
+@dataclass(frozen=True)
+class ImpactItem:
+    """A live ModelVersion or Deployment downstream of the start, with one shortest path."""
+
+    node: NodeView
+    path: GraphPath
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One event that touched a node."""
+
+    event_id: str
+    event_type: str
+    occurred_at: str
+    producer: str | None
+    actor: str | None
+    subject: str | None
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page of items and the opaque cursor of the next page (None at the end)."""
+
+    items: tuple[Any, ...]
+    next_cursor: str | None

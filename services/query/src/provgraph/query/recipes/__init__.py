@@ -1,0 +1,1 @@
+"""Provenance answers built on the read model: reproduce, diff, trace and whois."""

@@ -1,0 +1,138 @@
+"""reproduce and diff: the recipe of a model or checkpoint, and what changed between two runs.
+
+Both read Neo4j through `read.recipe_reads` (scope applied in the Cypher: an unreadable node is
+a missing node and is never traversed) and answer JSON-serialisable dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import Driver
+
+from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read.model import Scope
+from provgraph.query.read.recipe_reads import RecipeReads, Record
+from provgraph.query.read.session import ReadSession
+from provgraph.query.recipes.diffing import CAUSES, RunFacts, causes, compare, next_pair, run_facts
+from provgraph.query.recipes.recipe_build import RecipeBuilder, checkpoint_view, target_view
+
+# What each query may be asked about.
+_REPRODUCIBLE = ("ModelVersion", "Checkpoint")
+_DIFFABLE = ("Run", "ModelVersion")
+
+
+class Recipes:
+    """`reproduce` and `diff` over the Neo4j read model."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        database: str = "neo4j",
+        *,
+        timeout_s: float = 30.0,
+        max_levels: int = 5,
+    ) -> None:
+        self._session = ReadSession(driver, database, timeout_s)
+        self.max_levels = max_levels
+
+    def _graph(self, scope: Scope) -> RecipeReads:
+        return RecipeReads(self._session, scope)
+
+    def reproduce(self, node_id: str, scope: Scope) -> dict[str, Any] | None:
+        """The complete recipe of a model version or checkpoint; None when it is missing."""
+        graph = self._graph(scope)
+        artifact = graph.artifact(node_id)
+        if artifact is None:
+            return None
+        kind = artifact["type"]
+        if kind not in _REPRODUCIBLE:
+            raise InvalidArgumentError(
+                f"reproduce takes a model version or a checkpoint, not a {kind}", id=node_id
+            )
+        builder = RecipeBuilder(graph, self.max_levels)
+        props = artifact["props"]
+        builder.flag(props)
+        exported = artifact["exported"]
+        if kind == "ModelVersion" and not exported:
+            builder.gap(node_id, "no checkpoint recorded as exported from")
+        for checkpoint in exported:
+            builder.flag(checkpoint)
+        maker = (artifact["runs"] or [None])[0]
+        if maker is None:
+            builder.gap(node_id, "no producing run")
+        step = props.get("step") if kind == "Checkpoint" else None
+        run = builder.run(maker, 0, step)
+        return {
+            "target": target_view(kind, props),
+            "exported_from": checkpoint_view(exported[0]) if exported else None,
+            "run": run,
+            "datasets": sorted(builder.datasets),
+            "gaps": builder.gaps,
+        }
+
+    def diff(self, a: str, b: str, scope: Scope) -> dict[str, Any] | None:
+        """Two runs or two model versions compared, and the chain walked up to where the
+        difference started; None when either is missing."""
+        graph = self._graph(scope)
+        left, right = graph.artifact(a), graph.artifact(b)
+        if left is None or right is None:
+            return None
+        kind = left["type"]
+        if kind != right["type"] or kind not in _DIFFABLE:
+            raise InvalidArgumentError(
+                "diff takes two runs or two model versions",
+                a=left["type"],
+                b=right["type"],
+            )
+        run_a, run_b = (a, b) if kind == "Run" else (_maker(left), _maker(right))
+        chain, first_facts = self._chain(graph, run_a, run_b)
+        first = next((step for step in chain if step["differs"]), None)
+        return {
+            "a": a,
+            "b": b,
+            "kind": "run" if kind == "Run" else "model_version",
+            "runs": {"a": run_a, "b": run_b},
+            **compare(*first_facts),
+            "chain": chain,
+            "first_difference": first,
+        }
+
+    def _chain(
+        self, graph: RecipeReads, run_a: str | None, run_b: str | None
+    ) -> tuple[list[dict[str, Any]], tuple[RunFacts, RunFacts]]:
+        """Compare level by level up the base-model chain, at most `max_levels` levels."""
+        chain: list[dict[str, Any]] = []
+        first: tuple[RunFacts, RunFacts] | None = None
+        pair: tuple[str | None, str | None] | None = (run_a, run_b)
+        seen: set[tuple[str | None, str | None]] = set()
+        while pair is not None and len(chain) < self.max_levels and pair not in seen:
+            seen.add(pair)
+            facts = (_facts(graph, pair[0]), _facts(graph, pair[1]))
+            first = first or facts
+            found = causes(*facts)
+            chain.append(_level(len(chain), pair, found))
+            _, pair = next_pair(*facts)
+        assert first is not None
+        return chain, first
+
+
+def _maker(artifact: Record) -> str | None:
+    runs = artifact["runs"]
+    return str(runs[0]) if runs else None
+
+
+def _facts(graph: RecipeReads, run_id: str | None) -> RunFacts:
+    return run_facts(graph.run(run_id) if run_id is not None else None)
+
+
+def _level(level: int, pair: tuple[str | None, str | None], found: list[str]) -> dict[str, Any]:
+    summary = f"{', '.join(found)} differ" if found else "same " + ", ".join(CAUSES)
+    return {
+        "level": level,
+        "a": pair[0],
+        "b": pair[1],
+        "differs": bool(found),
+        "aspects": found,
+        "summary": summary,
+    }

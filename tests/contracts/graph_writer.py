@@ -1,0 +1,267 @@
+"""The writer port's contract: every adapter folds the same events into the same graph.
+
+One abstract test class that each adapter's test runs (as pyeventsourcing runs one recorder
+suite against every recorder): the unit tests on the in-memory graph, the integration tests on
+the Neo4j writer. It holds the fold's semantics (one rule per test), the order-insensitivity
+property (hypothesis), and the batch rules: exactly once per event_id, offsets only forward.
+Everything is read back through the graph view, the canonical form `verify` compares.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.projection_story import Story
+from support.projection_workload import Workload
+
+from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
+from provgraph.ingest.projection import project_event
+from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.schemas import Event, parse_event
+
+EXAMPLES = Path(__file__).parent.parent / "schemas" / "examples" / "valid"
+COMMON = {"id", "project", "first_seen_at", "last_event_at", "placeholder"}
+
+
+def edges(graph: CanonicalGraph, rel: str) -> list[tuple[str, dict[str, Any], str]]:
+    """The `rel` relationships of a canonical graph as (src, props, dst)."""
+    found = []
+    for line in graph.edges:
+        src, _, rest = line.partition(" -[")
+        kind, _, rest = rest.partition(" ")
+        props, _, dst = rest.rpartition("]-> ")
+        if kind == rel:
+            found.append((src, json.loads(props), dst))
+    return found
+
+
+@st.composite
+def shuffled_workloads(draw: st.DrawFn, project: str) -> tuple[list[Event], list[Event], int]:
+    """A workload, the same events in any order with any duplicates, and a batch size."""
+    seed = draw(st.integers(0, 10_000))
+    runs, datasets = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    events = Workload(project, seed).build(runs=runs, datasets=datasets)
+    order = draw(st.permutations(events))
+    duplicates = draw(st.lists(st.sampled_from(events), max_size=10))
+    mixed = draw(st.permutations([*order, *duplicates]))
+    return events, mixed, draw(st.integers(1, 12))
+
+
+class GraphWriterContract(ABC):
+    """What every `BatchWriter` (with its `GraphView`) must do; subclass it once per adapter."""
+
+    # Hypothesis examples per property; an adapter with a real database lowers them.
+    ORDER_EXAMPLES: ClassVar[int] = 150
+    TWICE_EXAMPLES: ClassVar[int] = 50
+
+    project: str  # set by the subclass, one per test
+
+    @abstractmethod
+    def fresh(self) -> tuple[BatchWriter, GraphView]:
+        """An empty graph for `self.project` (what an earlier `fresh` wrote is gone)."""
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    @cached_property
+    def story(self) -> Story:
+        """This test's run story, in `self.project`."""
+        return Story(self.project)
+
+    def fold(self, *events: Event, batch: int = 1) -> CanonicalGraph:
+        """Write `events` in order, `batch` per write, into a fresh graph; read it back."""
+        writer, view = self.fresh()
+        changes = [project_event(e) for e in events]
+        for at in range(0, len(changes), batch):
+            writer.write(changes[at : at + batch])
+        return view.canonical(self.project)
+
+    def node(self, graph: CanonicalGraph, node_id: str) -> dict[str, Any]:
+        props: dict[str, Any] = graph.nodes[node_id]["props"]
+        return props
+
+    def reference(self, events: Sequence[Event]) -> CanonicalGraph:
+        """The in-memory fold `verify` compares with: the graph every adapter must build."""
+        return MemoryGraph().fold(events).canonical(self.project)
+
+    def examples(self) -> list[Event]:
+        texts = [p.read_text() for p in sorted(EXAMPLES.glob("*.json"))]
+        return [parse_event(text.replace("llm-pretrain", self.project)) for text in texts]
+
+    # -- the fold's semantics -----------------------------------------------------------------
+
+    def test_every_example_projects_and_every_node_carries_the_common_properties(self) -> None:
+        events = self.examples()
+        writer, view = self.fresh()
+        writer.write([project_event(e) for e in events])
+        # Token events belong to the system project: read every project the examples name.
+        graphs = [view.canonical(p) for p in sorted({e.project for e in events})]
+        nodes = {key: node for graph in graphs for key, node in graph.nodes.items()}
+        for key, node in nodes.items():
+            if "Entity" in node["labels"]:
+                assert node["props"].keys() >= COMMON, key
+        ids = {event_key(str(e.event_id)) for e in events}
+        assert len(ids) == len(events)
+        assert ids <= nodes.keys()
+
+    def test_the_same_event_twice_is_a_no_op(self) -> None:
+        s = self.story
+        once = self.fold(s.started(), s.completed(5, 2))
+        assert self.fold(s.started(), s.completed(5, 2), s.started()) == once
+        writer, _ = self.fresh()
+        assert writer.write([project_event(s.started())]) == 1
+        assert writer.write([project_event(s.started())]) == 0
+
+    def test_completed_before_started_gives_the_same_graph(self) -> None:
+        s = self.story
+        assert self.fold(s.started(), s.completed(5, 2)) == self.fold(
+            s.completed(5, 2), s.started()
+        )
+
+    def test_status_only_moves_forward_and_end_is_the_latest(self) -> None:
+        s = self.story
+        run = self.node(self.fold(s.completed(9, 3), s.failed(5, 2), s.started()), s.run)
+        assert run["status"] == "completed"
+        assert run["ended_at"].startswith("2024-05-01T00:09")
+        assert run["started_at"].startswith("2024-05-01T00:00")
+
+    def test_start_is_the_earliest_of_duplicated_starts(self) -> None:
+        s = self.story
+        run = self.node(self.fold(s.started(7, 1), s.started(3, 2)), s.run)
+        assert run["started_at"].startswith("2024-05-01T00:03")
+
+    def test_last_writer_wins_by_time_then_event_id(self) -> None:
+        s = self.story
+        older, newer = s.completed(5, 2), s.completed(6, 3)
+        assert self.node(self.fold(newer, older), s.run)["conclusion"] == "c3"
+        tie_a, tie_b = s.completed(5, 7), s.completed(5, 8)  # same time: the larger id wins
+        assert self.node(self.fold(tie_b, tie_a), s.run)["conclusion"] == "c8"
+
+    def test_checkpoint_before_its_run_makes_a_placeholder_run_filled_in_later(self) -> None:
+        s = self.story
+        saved = s.checkpoint_saved(1, 5)
+        graph = self.fold(saved)
+        assert self.node(graph, s.run)["placeholder"] is True
+        assert self.node(graph, s.checkpoint)["placeholder"] is False
+        filled = self.fold(saved, s.started())
+        assert self.node(filled, s.run)["placeholder"] is False
+        assert filled == self.fold(s.started(), saved)
+
+    def test_a_referenced_dataset_version_is_a_placeholder_with_its_label_and_project(
+        self,
+    ) -> None:
+        s = self.story
+        graph = self.fold(s.started())
+        props = self.node(graph, s.dv)
+        assert graph.nodes[s.dv]["labels"] == ["DatasetVersion", "Entity"]
+        assert (props["placeholder"], props["project"]) == (True, self.project)
+        used = [(src, p["role"], dst) for src, p, dst in edges(graph, "USED")]
+        assert used == [(s.run, "train", s.dv)]
+
+    def test_delete_is_soft_and_later_events_do_not_bring_the_entity_back(self) -> None:
+        s = self.story
+        graph = self.fold(s.started(), s.deleted(5, 9), s.completed(8, 2))
+        run = self.node(graph, s.run)
+        assert run["deleted_at"].startswith("2024-05-01T00:05")
+        assert run["conclusion"] == "c2"  # folded, recorded in history ...
+        touched = (event_key(str(s.event_id(2))), {}, s.run)
+        assert touched in edges(graph, "TOUCHED")  # ... and traceable to its event
+
+    def test_params_are_json_plus_flattened_scalars(self) -> None:
+        run = self.node(self.fold(self.story.started()), self.story.run)
+        assert run["params_json"] == '{"lr":0.1,"opt":{"name":"adam"}}'
+        assert (run["param.lr"], run["param.opt.name"]) == (0.1, "adam")
+
+    def test_metrics_keep_the_last_value_per_metric_by_step(self) -> None:
+        s = self.story
+        run = self.node(self.fold(s.logged(200, 0.5, 1), s.logged(100, 0.9, 2)), s.run)
+        assert (run["metric.loss"], run["metric_step.loss"]) == (0.5, 200)
+
+    def test_an_older_serves_set_does_not_replace_a_newer_one(self) -> None:
+        s = self.story
+        created, newer = s.deployment_created(1, 1), s.deployment_updated(5, 2)
+        for order in ((created, newer), (newer, created)):
+            lines = [e for e in self.fold(*order).edges if "SERVES" in e]
+            assert lines == [
+                f'{s.deployment} -[SERVES {{"first_seen_at":"2024-05-01T00:05:00.000000Z",'
+                f'"traffic_share":1.0}}]-> {s.mv2}'
+            ]
+
+    def test_an_edge_is_first_seen_at_its_earliest_statement_in_any_order(self) -> None:
+        s = self.story
+        early, late = s.started(3, 1, params=False), s.started(9, 2, params=False)
+        for order in ((early, late), (late, early)):
+            used = edges(self.fold(*order), "USED")
+            assert [props["first_seen_at"] for _, props, _ in used] == [
+                "2024-05-01T00:03:00.000000Z"
+            ]
+
+    # -- order-insensitivity (property) -------------------------------------------------------
+
+    def test_any_order_with_duplicates_and_any_batching_folds_to_the_same_graph(self) -> None:
+        @settings(
+            max_examples=self.ORDER_EXAMPLES,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
+        )
+        @given(shuffled_workloads(self.project))
+        def check(case: tuple[list[Event], list[Event], int]) -> None:
+            in_order, shuffled, batch = case
+            expected = self.fold(*in_order)
+            assert self.fold(*shuffled, batch=batch) == expected
+
+        check()
+
+    def test_folding_twice_changes_nothing(self) -> None:
+        @settings(max_examples=self.TWICE_EXAMPLES, deadline=None)
+        @given(st.integers(0, 10_000), st.integers(1, 5))
+        def check(seed: int, runs: int) -> None:
+            events = Workload(self.project, seed).build(runs=runs)
+            once = self.fold(*events)
+            assert self.fold(*events, *events) == once
+
+        check()
+
+    # -- batches ------------------------------------------------------------------------------
+
+    def test_any_order_and_batching_builds_the_reference_graph(self) -> None:
+        for seed in (1, 2, 3):
+            events = Workload(self.project, seed).build(runs=5, datasets=3)
+            rng = random.Random(seed)
+            shuffled = [*events, *rng.sample(events, 8)]
+            rng.shuffle(shuffled)
+            graph = self.fold(*shuffled, batch=rng.randint(1, 12))
+            assert graph == self.reference(events), seed
+
+    def test_a_batch_written_twice_applies_once_and_offsets_only_move_forward(self) -> None:
+        changes = [project_event(e) for e in Workload(self.project, 7).build(runs=2)]
+        writer, view = self.fresh()
+        topic = self.offsets_topic
+        assert writer.write(changes, [PartitionOffset(topic, 0, 41)]) == len(changes)
+        first = view.canonical(self.project)
+        assert writer.write(changes, [PartitionOffset(topic, 0, 12)]) == 0
+        assert view.canonical(self.project) == first
+        writer.write([], [PartitionOffset(topic, 1, 3)])
+        assert writer.read_offsets(topic) == {0: 41, 1: 3}
+        assert writer.read_offsets(f"{topic}-other") == {}
+
+    def test_every_example_event_type_written_in_one_batch_builds_the_reference_graph(
+        self,
+    ) -> None:
+        events = self.examples()
+        writer, view = self.fresh()
+        writer.write([project_event(e) for e in events[::-1]])
+        assert view.canonical(self.project) == self.reference(events)
+
+    @property
+    def offsets_topic(self) -> str:
+        """The topic the offset tests store under (an adapter with a database removes it)."""
+        return f"offsets-{self.project}"

@@ -1,0 +1,80 @@
+"""The Kafka event log passes the event-log contract against the real broker."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import closing
+
+import pytest
+from contracts.eventlog import EventLogContract, Stored, metric_event
+from kafka import KafkaConsumer
+
+from provgraph.client.errors import RejectedError, TransportError
+from provgraph.client.eventlog import EventLog
+from provgraph.client.kafka_log import KafkaEventLog
+
+
+def read_records(
+    bootstrap: str, topic: str, expected: int, timeout_s: float = 30.0
+) -> list[Stored]:
+    """Every record of `topic` once at least `expected` arrived (or the timeout ran out)."""
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        consumer_timeout_ms=1_000,
+    )
+    out: list[Stored] = []
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            out += [(m.partition, m.offset, m.key, m.value) for m in consumer]
+            if len(out) >= expected:
+                break
+    finally:
+        consumer.close()
+    return out
+
+
+class TestKafkaEventLog(EventLogContract):
+    @pytest.fixture()
+    def log(self, kafka_bootstrap: str, kafka_topic: str) -> Iterator[EventLog]:
+        with closing(KafkaEventLog.connect(kafka_bootstrap, topic=kafka_topic)) as log:
+            yield log
+
+    def read_back(self, log: EventLog, count: int) -> list[Stored]:
+        assert isinstance(log, KafkaEventLog)
+        return read_records(log.bootstrap, log.topic, count)
+
+
+def test_a_missing_topic_fails_the_probe(kafka_bootstrap: str) -> None:
+    with closing(KafkaEventLog.connect(kafka_bootstrap, topic="t-none", timeout_s=2)) as log:
+        with pytest.raises(TransportError) as raised:
+            log.check_reachable()
+        assert "does not exist" in str(raised.value)
+
+
+def test_an_unreachable_broker_is_a_transport_error_not_a_refusal() -> None:
+    with pytest.raises(TransportError) as raised:
+        KafkaEventLog.connect("127.0.0.1:1", topic="t", timeout_s=1.0).append([metric_event(0, 0)])
+    assert not isinstance(raised.value, RejectedError)
+
+
+def test_dead_letters_keep_headers(kafka_bootstrap: str, kafka_topic: str) -> None:
+    with closing(KafkaEventLog.connect(kafka_bootstrap, topic=kafka_topic)) as log:
+        log.append_records([(b"k", b"{not json", [("error.class", b"ValueError")])])
+    consumer = KafkaConsumer(
+        kafka_topic,
+        bootstrap_servers=kafka_bootstrap,
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=5_000,
+    )
+    try:
+        records = list(consumer)
+    finally:
+        consumer.close()
+    assert [(r.key, r.value, r.headers) for r in records] == [
+        (b"k", b"{not json", [("error.class", b"ValueError")])
+    ]

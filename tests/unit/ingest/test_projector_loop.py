@@ -1,0 +1,210 @@
+"""The projector's loop on fakes of its ports: no broker, no database.
+
+The fakes pass the same contracts as the Kafka adapters (test_projector_ports.py) and the
+writer is the in-memory graph, which passes the writer contract. The loop runs once against
+the real broker and Neo4j in tests/integration/projector.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import pytest
+from kafka.errors import KafkaError
+from neo4j.exceptions import ServiceUnavailable
+from projector_fakes import FakeDeadLetters, FakeEventSource, FakeLog
+from support.projection_workload import Workload
+
+from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.ports import PartitionOffset
+from provgraph.ingest.projection import EventMutations
+from provgraph.ingest.projector import Projector
+from provgraph.ingest.settings import IngestSettings
+from provgraph.schemas import Event
+
+PROJECT = "p"
+SETTINGS = IngestSettings(projector_backoff_initial_s=0.5, projector_backoff_max_s=2.0)
+
+
+class RecordingStop(threading.Event):
+    """A stop event that never sleeps: it records each wait, and is set after `after` waits."""
+
+    def __init__(self, after: int | None = None) -> None:
+        super().__init__()
+        self.waits: list[float | None] = []
+        self.after = after
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
+        if self.after is not None and len(self.waits) >= self.after:
+            self.set()
+        return self.is_set()
+
+
+class FlakyWriter(MemoryGraph):
+    """The in-memory graph, unreachable for its first `failures` writes; it records each write
+    with the offsets the source had committed at that moment."""
+
+    def __init__(self, log: FakeLog, failures: int = 0, error: Exception | None = None) -> None:
+        super().__init__()
+        self.log, self.failures = log, failures
+        self.error = error or ServiceUnavailable("connection refused")
+        self.calls: list[tuple[list[PartitionOffset], dict[int, int]]] = []
+
+    def write(
+        self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
+    ) -> int:
+        if self.failures:
+            self.failures -= 1
+            raise self.error
+        self.calls.append((list(offsets), dict(self.log.committed)))
+        return super().write(changes, offsets)
+
+
+def fill(log: FakeLog, events: list[Event], poison: Sequence[tuple[int, bytes]] = ()) -> None:
+    """Events spread over the partitions, then the poison records at their partitions."""
+    for i, event in enumerate(events):
+        log.append(i % len(log.partitions), event.kafka_key(), event.to_json_bytes())
+    for partition, value in poison:
+        log.append(partition, b"poison", value)
+
+
+def projector(
+    log: FakeLog,
+    writer: MemoryGraph,
+    stop: threading.Event | None = None,
+    letters: FakeDeadLetters | None = None,
+) -> tuple[Projector, FakeEventSource, FakeDeadLetters]:
+    source, letters = FakeEventSource(log, max_records=4), letters or FakeDeadLetters()
+    return Projector(SETTINGS, source, writer, letters, stop=stop), source, letters
+
+
+def expected(events: list[Event]) -> object:
+    return MemoryGraph().fold(events).canonical(PROJECT)
+
+
+def test_poison_records_are_dead_lettered_and_the_loop_moves_on() -> None:
+    log, events = FakeLog(), Workload(PROJECT, 1).build(runs=3)
+    fill(log, events, [(1, b"\xffnot json"), (2, b'{"event_type": "run.started"}')])
+    graph = MemoryGraph()
+    loop, _, letters = projector(log, graph)
+    stats = loop.run_until_idle(timeout_s=5)
+    assert graph.canonical(PROJECT) == expected(events)
+    assert (stats.records, stats.applied, stats.dead_lettered) == (len(events) + 2, len(events), 2)
+    classes = [(h["source.partition"], h["error.class"]) for _, _, h in letters.letters]
+    assert classes == [(b"1", b"MalformedEventError"), (b"2", b"EventValidationError")]
+    last = {p: len(records) - 1 for p, records in enumerate(log.partitions)}
+    assert graph.read_offsets(log.topic) == last
+
+
+def test_each_batch_is_written_with_its_offsets_before_kafka_commits_it() -> None:
+    log, events = FakeLog(), Workload(PROJECT, 2).build(runs=3)
+    fill(log, events)
+    writer = FlakyWriter(log)
+    loop, _, _ = projector(log, writer)
+    loop.run_until_idle(timeout_s=5)
+    assert len(writer.calls) == loop.stats.batches > 3
+    stored: dict[int, int] = {}
+    for offsets, committed_before in writer.calls:
+        # Kafka holds exactly what Neo4j held before this batch: commits follow the writes.
+        assert committed_before == {p: o + 1 for p, o in stored.items()}
+        stored.update({o.partition: o.offset for o in offsets})
+    assert log.committed == {p: len(records) for p, records in enumerate(log.partitions)}
+    assert writer.read_offsets(log.topic) == {p: o - 1 for p, o in log.committed.items()}
+
+
+def test_an_unavailable_writer_is_retried_with_capped_exponential_backoff(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    log, events = FakeLog(), Workload(PROJECT, 3).build(runs=2)
+    fill(log, events)
+    writer, stop = FlakyWriter(log, failures=5), RecordingStop()
+    loop, _, letters = projector(log, writer, stop)
+    stats = loop.run_until_idle(timeout_s=5)
+    assert stop.waits == [0.5, 1.0, 2.0, 2.0, 2.0]
+    assert stats.neo4j_retries == 5
+    assert writer.canonical(PROJECT) == expected(events)
+    assert letters.letters == []  # an outage is never a poison record
+    assert caplog.text.count("Neo4j unavailable") == 5
+
+
+def test_an_error_that_is_not_unavailability_is_raised_at_once() -> None:
+    log = FakeLog()
+    fill(log, Workload(PROJECT, 4).build(runs=1))
+    writer, stop = FlakyWriter(log, failures=1, error=ValueError("bad query")), RecordingStop()
+    loop, _, _ = projector(log, writer, stop)
+    with pytest.raises(ValueError, match="bad query"):
+        loop.step()
+    assert (stop.waits, log.committed) == ([], {})
+
+
+def test_stop_while_waiting_for_the_writer_ends_the_loop_with_nothing_committed() -> None:
+    log = FakeLog()
+    fill(log, Workload(PROJECT, 5).build(runs=1))
+    writer, stop = FlakyWriter(log, failures=1000), RecordingStop(after=2)
+    loop, _, _ = projector(log, writer, stop)
+    stats = loop.run()
+    assert (stats.neo4j_retries, stats.batches, log.committed) == (2, 0, {})
+    assert writer.events == {}
+
+
+def test_on_every_assignment_the_source_seeks_past_what_the_writer_stored() -> None:
+    log, events = FakeLog(), Workload(PROJECT, 6).build(runs=3)
+    fill(log, events)
+    graph = MemoryGraph()
+    graph.write([], [PartitionOffset(log.topic, 0, 1)])  # partition 0 applied up to offset 1
+    loop, source, _ = projector(log, graph)
+    stats = loop.run_until_idle(timeout_s=5)
+    assert stats.records == len(events) - 2
+    skipped = {str(e.event_id) for e in events[0:6:3]}  # offsets 0 and 1 of partition 0
+    assert skipped.isdisjoint(graph.events) and len(graph.events) == len(events) - 2
+    source.rebalance()
+    assert loop.step() == 0  # sought to the stored offsets again: nothing read twice
+    assert source.assigned() == [0, 1, 2]
+
+
+def test_a_dead_letter_failure_rewinds_to_the_stored_offsets_and_the_batch_is_read_again() -> None:
+    log, events = FakeLog(), Workload(PROJECT, 7).build(runs=1)
+    fill(log, events[:2], [(2, b"not json")])
+    letters = FakeDeadLetters()
+    letters.send_errors.append(KafkaError("dead-letter topic unreachable"))
+    graph = MemoryGraph()
+    loop, source, _ = projector(log, graph, letters=letters)
+    with pytest.raises(KafkaError):
+        loop.step()
+    assert source.positions == {0: 0, 1: 0, 2: 0} and graph.events == {}
+    stats = loop.run_until_idle(timeout_s=5)
+    assert (stats.applied, stats.dead_lettered, len(letters.letters)) == (2, 1, 1)
+
+
+def test_a_kafka_error_while_polling_pauses_the_running_loop(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    log, stop = FakeLog(), RecordingStop(after=1)
+    loop, source, _ = projector(log, MemoryGraph(), stop)
+    source.poll_errors.append(KafkaError("broker down"))
+    loop.run()
+    assert stop.waits == [SETTINGS.projector_backoff_max_s]
+    assert "Kafka error, pausing before the next poll" in caplog.text
+
+
+def test_a_failed_kafka_commit_is_logged_and_harmless(caplog: pytest.LogCaptureFixture) -> None:
+    log, events = FakeLog(), Workload(PROJECT, 8).build(runs=2)
+    fill(log, events)
+    graph = MemoryGraph()
+    loop, source, _ = projector(log, graph)
+    source.commit_errors.append(KafkaError("coordinator moved"))
+    loop.run_until_idle(timeout_s=5)
+    assert graph.canonical(PROJECT) == expected(events)
+    assert "Kafka offset commit failed" in caplog.text
+
+
+def test_run_until_idle_gives_up_after_its_timeout_and_close_releases_the_ports() -> None:
+    log = FakeLog()
+    fill(log, Workload(PROJECT, 9).build(runs=2))
+    loop, source, letters = projector(log, MemoryGraph())
+    with pytest.raises(TimeoutError, match="not caught up"):
+        loop.run_until_idle(timeout_s=0)
+    loop.close()
+    assert source.closed and letters.closed

@@ -49,6 +49,8 @@ FLATTEN_DEPTH = 3
 """How many levels of a nested map are copied as scalar properties; deeper stays in the JSON."""
 
 PARAMS, PARAM = "params", "param"  # a run's parameters: `params_json` and `param.<name>`
+# A project's grants: `access.<principal>.<role>` = granted | revoked, and when one expires.
+ACCESS, ACCESS_EXPIRES_AT = "access", "access_expires_at"
 
 
 # ---- times and versions -------------------------------------------------------------------

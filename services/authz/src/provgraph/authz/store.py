@@ -17,6 +17,7 @@ import neo4j
 from provgraph.authz.model import Principal
 from provgraph.schemas.events.governance import AccessRole
 from provgraph.schemas.graph import Label
+from provgraph.schemas.storage import ACCESS, ACCESS_EXPIRES_AT, dotted
 
 _ROLES = frozenset(role.value for role in AccessRole)
 
@@ -26,6 +27,8 @@ WHERE p.revoked_at IS NULL OR p.revoked_at < p.token_issued_at
 RETURN p.name AS name, coalesce(p.global_roles, []) AS global_roles
 """
 
+_AFTER_ACCESS = len(dotted(ACCESS, ""))  # `<principal>.<role>` starts here
+
 # Project nodes are few (one per project); the grant keys of one principal share a prefix.
 GRANTS_OF = f"""
 MATCH (g:{Label.PROJECT})
@@ -33,7 +36,8 @@ WITH g, [k IN keys(g) WHERE k STARTS WITH $prefix AND g[k] = 'granted'] AS grant
 WHERE size(granted) > 0
 RETURN g.project AS project,
        [k IN granted | [substring(k, size($prefix)),
-                        coalesce(g['access_expires_at.' + substring(k, 7)], '')]] AS roles
+                        coalesce(g['{ACCESS_EXPIRES_AT}.' + substring(k, {_AFTER_ACCESS})], '')]]
+         AS roles
 """
 
 
@@ -55,7 +59,7 @@ class Neo4jPrincipals:
         if not found:
             return None
         name = str(found[0]["name"])
-        rows = self._read(GRANTS_OF, prefix=f"access.{name}.")
+        rows = self._read(GRANTS_OF, prefix=dotted(ACCESS, name, ""))
         return Principal(name, frozenset(found[0]["global_roles"]), grants_by_project(rows))
 
     def _read(self, query: str, **params: Any) -> list[neo4j.Record]:

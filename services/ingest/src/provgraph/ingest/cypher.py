@@ -7,7 +7,6 @@ enums only (never from event data), so building the text per kind is safe.
 
 from __future__ import annotations
 
-from provgraph.ingest.projection.mutations import replaced_version_key
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
     OFFSET_LABEL,
@@ -15,9 +14,10 @@ from provgraph.schemas.graph import (
     Label,
     Rel,
 )
+from provgraph.schemas.storage import EDGE_VERSION, replaced_version_key, version_key
 
 # Node upsert: the Cypher twin of `projection.merge.apply_node`. Rows are combined per id
-# beforehand, so no row reads another row's write. Version keys are `_v_<property>`.
+# beforehand, so no row reads another row's write. Version keys are `storage.version_key`.
 _NODE = """
 UNWIND $rows AS row
 MERGE (n:{label} {{id: row.id}})
@@ -32,8 +32,8 @@ SET n.placeholder = n.placeholder AND NOT row.defining,
                            THEN row.first_seen ELSE n.first_seen_at END,
     n.last_event_at = CASE WHEN row.last_seen > n.last_event_at
                            THEN row.last_seen ELSE n.last_event_at END
-FOREACH (k IN [k IN keys(row.lww) WHERE coalesce(n['_v_' + k], '') < row.lww[k].v] |
-    SET n[k] = row.lww[k].value, n['_v_' + k] = row.lww[k].v)
+FOREACH (k IN [k IN keys(row.lww) WHERE coalesce(n['{vprefix}' + k], '') < row.lww[k].v] |
+    SET n[k] = row.lww[k].value, n['{vprefix}' + k] = row.lww[k].v)
 FOREACH (k IN [k IN keys(row.mins) WHERE n[k] IS NULL OR row.mins[k] < n[k]] |
     SET n[k] = row.mins[k])
 FOREACH (k IN [k IN keys(row.maxs) WHERE n[k] IS NULL OR row.maxs[k] > n[k]] |
@@ -47,8 +47,8 @@ MATCH (b:{dst} {{id: row.dst}})
 MERGE (a)-[r:{rel}{key}]->(b)
 SET r.first_seen_at = CASE WHEN r.first_seen_at IS NULL OR row.first_seen < r.first_seen_at
                            THEN row.first_seen ELSE r.first_seen_at END
-FOREACH (_ IN CASE WHEN row.v <> '' AND coalesce(r._v, '') < row.v THEN [1] ELSE [] END |
-    SET r += row.props, r._v = row.v)
+FOREACH (_ IN CASE WHEN row.v <> '' AND coalesce(r.`{edge_v}`, '') < row.v THEN [1] ELSE [] END |
+    SET r += row.props, r.`{edge_v}` = row.v)
 """
 
 # Replace a whole relationship set when the row's version is newer than the stored one.
@@ -101,13 +101,15 @@ RETURN o.partition AS partition, o.offset AS offset
 
 def node_upsert(label: Label) -> str:
     """Merge nodes of one label and fold their properties."""
-    return _NODE.format(label=label.value)
+    return _NODE.format(label=label.value, vprefix=version_key(""))
 
 
 def edge_upsert(rel: Rel, src: Label, dst: Label, key: tuple[str, ...]) -> str:
     """Merge relationships of one type between bound nodes; `key` props identify them."""
     key_text = " {" + ", ".join(f"{k}: row.key.{k}" for k in key) + "}" if key else ""
-    return _EDGE.format(rel=rel.value, src=src.value, dst=dst.value, key=key_text)
+    return _EDGE.format(
+        rel=rel.value, src=src.value, dst=dst.value, key=key_text, edge_v=EDGE_VERSION
+    )
 
 
 def edge_set_replace(rel: Rel, src: Label, dst: Label) -> str:

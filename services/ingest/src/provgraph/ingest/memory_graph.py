@@ -12,7 +12,7 @@ from typing import Any
 from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
 from provgraph.ingest.projection import event_props, project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
-from provgraph.ingest.projection.merge import apply_node, to_stored
+from provgraph.ingest.projection.merge import apply_node
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
     EdgeUpsert,
@@ -20,10 +20,10 @@ from provgraph.ingest.projection.mutations import (
     EventRecord,
     Mutation,
     NodeUpsert,
-    replaced_version_key,
 )
 from provgraph.schemas import Event
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label
+from provgraph.schemas.storage import EDGE_VERSION, replaced_version_key, stored_value
 
 EdgeKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
 
@@ -81,8 +81,9 @@ class MemoryGraph(BatchWriter, GraphView):
         props = self.edges.setdefault(m.identity, dict(m.key))
         if m.first_seen and m.first_seen < props.get("first_seen_at", "~"):
             props["first_seen_at"] = m.first_seen
-        if m.props and props.get("_v", "") < m.version:
-            props.update({k: to_stored(v) for k, v in m.props.items()}, _v=m.version)
+        if m.props and props.get(EDGE_VERSION, "") < m.version:
+            props.update({k: stored_value(v) for k, v in m.props.items()})
+            props[EDGE_VERSION] = m.version
 
     def _apply_set(self, m: EdgeSetReplace) -> None:
         current = self.edge_sets.get((m.src, m.rel.value))

@@ -5,19 +5,26 @@ from __future__ import annotations
 from provgraph.ingest.projection.base import Ctx, projects
 from provgraph.ingest.projection.mutations import Mutation
 from provgraph.schemas import AccessGranted, AccessRevoked, EntityDeleted, TokenIssued, TokenRevoked
-from provgraph.schemas.storage import DELETED_AT, Value, dotted, format_time
+from provgraph.schemas.storage import (
+    ACCESS,
+    ACCESS_EXPIRES_AT,
+    DELETED_AT,
+    Value,
+    dotted,
+    format_time,
+)
 
 
 def _access(event: AccessGranted | AccessRevoked, state: str) -> dict[str, Value | None]:
     p = event.payload
-    return {dotted("access", p.principal, p.role.value): state}
+    return {dotted(ACCESS, p.principal, p.role.value): state}
 
 
 @projects(AccessGranted)
 def _access_granted(event: AccessGranted) -> list[Mutation]:
     ctx, p = Ctx(event), event.payload
     props = _access(event, "granted")
-    key = dotted("access_expires_at", p.principal, p.role.value)
+    key = dotted(ACCESS_EXPIRES_AT, p.principal, p.role.value)
     # Written as "" when a grant has no expiry, so a newer open-ended grant replaces an old one.
     props[key] = format_time(p.expires_at) if p.expires_at else ""
     return [ctx.node(event.subject, defining=True, props=props)]

@@ -26,8 +26,6 @@ from provgraph.schemas.storage import (
     version_key,
 )
 
-to_stored = stored_value  # the name the in-memory graph imports
-
 
 def _join_lww(a: dict[str, Versioned], b: dict[str, Versioned]) -> dict[str, Versioned]:
     out = dict(a)
@@ -89,7 +87,7 @@ def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
     props[LAST_EVENT_AT] = max(props[LAST_EVENT_AT], m.last_seen)
     for key, item in m.lww.items():
         if props.get(version_key(key), "") < item.version:
-            props[key] = to_stored(item.value)
+            props[key] = stored_value(item.value)
             props[version_key(key)] = item.version
     for key, value in m.mins.items():
         if key not in props or value < props[key]:

@@ -17,7 +17,6 @@ from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.storage import Primitive, Value
 
 # Re-exported: the writer's Cypher and the in-memory graph name the replaced set's version so.
-from provgraph.schemas.storage import replaced_version_key as replaced_version_key
 
 
 class ProjectionError(Exception):

@@ -8,6 +8,7 @@ graph_writer_contract.py.
 
 from __future__ import annotations
 
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -94,6 +95,18 @@ class EventSourceContract(ABC):
             assert {(r.topic, r.key) for r in records if r.partition == 1} == {
                 (source.topic, b"k1")
             }
+        finally:
+            source.close()
+
+    def test_assignments_are_announced_in_the_thread_that_polls(self) -> None:
+        """`on_assigned` reads the graph's offsets, which may be slow: run inside the client's
+        IO thread it would stop the heartbeats and get the member evicted from its group."""
+        self.fill(per_partition=1)
+        threads: list[threading.Thread] = []
+        source = self.subscribed(lambda _partitions: threads.append(threading.current_thread()))
+        try:
+            self.drain(source)
+            assert threads and set(threads) == {threading.current_thread()}
         finally:
             source.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -12,15 +13,28 @@ from provgraph.ingest.ports import EventSource, LogRecord, PartitionOffset
 from provgraph.ingest.settings import IngestSettings
 
 
-class _OnAssigned(ConsumerRebalanceListener):  # type: ignore[misc]
-    def __init__(self, on_assigned: Callable[[list[int]], None]) -> None:
-        self.on_assigned = on_assigned
+class _Assignments(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Notes each new assignment; kafka-python calls it on its IO thread, which must not block
+    (a slow call there stops heartbeats and the group evicts the member), so the work that
+    follows an assignment (reading offsets from Neo4j, seeking) runs in `poll`'s thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fresh: set[int] = set()
 
     def on_partitions_revoked(self, revoked: Any) -> None:
-        pass  # nothing buffered across batches: each batch is written before the next poll
+        with self._lock:  # nothing buffered across batches: each is written before the next
+            self._fresh -= {tp.partition for tp in revoked}
 
     def on_partitions_assigned(self, assigned: Any) -> None:
-        self.on_assigned(sorted(tp.partition for tp in assigned))
+        with self._lock:
+            self._fresh |= {tp.partition for tp in assigned}
+
+    def take(self) -> set[int]:
+        """The partitions assigned since the last call."""
+        with self._lock:
+            fresh, self._fresh = self._fresh, set()
+        return fresh
 
 
 class KafkaEventSource(EventSource):
@@ -43,6 +57,8 @@ class KafkaEventSource(EventSource):
         # gets nothing assigned ("no partition metadata"), and the rebalance that follows
         # when the metadata arrives could leave one member holding every partition.
         self.consumer.partitions_for_topic(self._topic)
+        self._assignments = _Assignments()
+        self._on_assigned: Callable[[list[int]], None] = lambda _partitions: None
 
     @property
     def topic(self) -> str:
@@ -50,13 +66,28 @@ class KafkaEventSource(EventSource):
         return self._topic
 
     def subscribe(self, on_assigned: Callable[[list[int]], None]) -> None:
-        """Join the group; kafka-python calls `on_assigned` from inside `poll`."""
-        self.consumer.subscribe([self._topic], listener=_OnAssigned(on_assigned))
+        """Join the group; `poll` calls `on_assigned` in its own thread."""
+        self._on_assigned = on_assigned
+        self.consumer.subscribe([self._topic], listener=self._assignments)
 
     def poll(self) -> list[LogRecord]:
-        """One poll: up to `projector_max_batch` records."""
+        """One poll: up to `projector_max_batch` records. Partitions assigned during it are
+        announced to `on_assigned` first, and their records (read from the group's committed
+        position, before `on_assigned` could seek) are left for the next poll."""
         polled = self.consumer.poll(timeout_ms=self.poll_timeout_ms, max_records=self.max_records)
-        return [r for batch in polled.values() for r in batch]
+        fresh = self._assignments.take()
+        for tp, batch in polled.items():
+            if tp.partition in fresh and batch:
+                self.consumer.seek(tp, batch[0].offset)  # unread until `on_assigned` says where
+        if fresh:
+            try:
+                self._on_assigned(sorted(fresh))
+            except BaseException:
+                self._assignments.on_partitions_assigned(
+                    TopicPartition(self._topic, p) for p in fresh
+                )
+                raise  # still to position: announced again after the next poll
+        return [r for tp, batch in polled.items() if tp.partition not in fresh for r in batch]
 
     def seek(self, partition: int, offset: int | None) -> None:
         """Position one assigned partition."""

@@ -63,7 +63,8 @@ class EventSource(Protocol):
 
     def subscribe(self, on_assigned: Callable[[list[int]], None]) -> None:
         """Join the group; call `on_assigned` with the partitions of every new assignment,
-        from inside `poll` and before any of their records is returned, so it can `seek`."""
+        from inside `poll` (in the polling thread, never a client's IO thread, so it may be
+        slow) and before any of their records is returned, so it can `seek`."""
         ...
 
     def poll(self) -> list[LogRecord]:

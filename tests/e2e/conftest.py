@@ -7,7 +7,6 @@ Authentication is on, as in production: each stack gets its bootstrap admin toke
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_helpers import admin_token, bearer, start_apps
+from e2e_helpers import admin_token, await_applied, bearer, start_apps
 from neo4j import Driver
 
 from provgraph.cli.demo_story import demo_events
@@ -79,20 +78,29 @@ def demo_stack(
         apps = start_apps(tmp_path_factory.mktemp("stack"), endpoints, name, mp, neo4j_driver)
         try:
             post_events(apps, events)
-            _await_projection(neo4j_driver, name, len(events))
+            await_applied(neo4j_driver, name, len(events))
             yield DemoStack(apps, name)
         finally:
             apps.down()
             neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=name)
 
 
-def _await_projection(driver: Driver, project: str, count: int) -> None:
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        records, _, _ = driver.execute_query(
-            "MATCH (e:AppliedEvent {project: $p}) RETURN count(e) AS c", p=project
-        )
-        if records[0]["c"] >= count:
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"the projector did not apply {count} events of {project} in 90 s")
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """How many documentation examples ran, and which were skipped by design (and why)."""
+    reports = [
+        r
+        for key in ("passed", "failed", "skipped")
+        for r in terminalreporter.stats.get(key, [])
+        if "test_doc_example[" in getattr(r, "nodeid", "") and r.when in ("call", "setup")
+    ]
+    if not reports:
+        return
+    ran = [r for r in reports if not r.skipped]
+    skipped = [r for r in reports if r.skipped]
+    terminalreporter.write_line(
+        f"documentation examples: {len(ran)} run, {len(skipped)} skipped by design"
+    )
+    for report in skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        where = report.nodeid.split("[", 1)[1].rstrip("]")
+        terminalreporter.write_line(f"  {where}: {str(reason).removeprefix('Skipped: ')}")

@@ -41,6 +41,21 @@ def await_principal(driver: Driver, token: str, timeout_s: float = 60) -> None:
     raise AssertionError(f"the projector did not apply the token within {timeout_s} s")
 
 
+def await_applied(driver: Driver, project: str, count: int, timeout_s: float = 120) -> None:
+    """Until the projector has applied `count` events of `project`."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        records, _, _ = driver.execute_query(
+            "MATCH (e:AppliedEvent {project: $p}) RETURN count(e) AS c", p=project
+        )
+        if records[0]["c"] >= count:
+            return
+        time.sleep(0.3)
+    raise AssertionError(
+        f"the projector did not apply {count} events of {project} in {timeout_s} s"
+    )
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

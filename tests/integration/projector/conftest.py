@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from kafka import KafkaProducer
+from projector_processes import ProjectorProcess
 
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import Event
@@ -32,3 +34,17 @@ def _produce(settings: IngestSettings, events: list[Event], poison: list[bytes])
 def produce() -> Callable[[IngestSettings, list[Event], list[bytes]], None]:
     """Write events (keyed by subject) and raw poison records to the settings' topic."""
     return _produce
+
+
+@pytest.fixture()
+def projector_process(tmp_path: Path) -> Iterator[Callable[[IngestSettings], ProjectorProcess]]:
+    """Builds projector processes that are always killed at the end of the test."""
+    made: list[ProjectorProcess] = []
+
+    def make(settings: IngestSettings) -> ProjectorProcess:
+        made.append(ProjectorProcess(settings, tmp_path / f"projector-{len(made)}.log"))
+        return made[-1]
+
+    yield make
+    for process in made:
+        process.kill()

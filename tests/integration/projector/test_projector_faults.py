@@ -12,19 +12,22 @@ that matters instead of somewhere a timer happens to hit.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient
 from neo4j import Driver, GraphDatabase
+from projector_processes import (
+    ProjectorProcess,
+    applied_records,
+    produce,
+    send,
+    wait_for,
+)
 from support.projection_workload import Workload
 
 from provgraph.core.eventlog import ensure_topics
@@ -35,129 +38,11 @@ from provgraph.ingest.verify import verify
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import Event
 
-# Small batches, so a few hundred events make a dozen batches and a crash lands mid-stream.
-MAX_BATCH = 25
-# A short backoff cap: recovery after an outage is then seen within ~2 s, not up to 10 s.
-BACKOFF_MAX_S = 2.0
-# The production projector with a writer that pauses at a hook (a test-owned entry point).
-PAUSING_PROJECTOR = Path(__file__).with_name("projector_faults.py")
-
 
 def _events(project: str, seed: int) -> tuple[list[Event], list[Event]]:
     """A workload of ~250 events and the log that carries it, with producer-retry duplicates."""
     events = Workload(project, seed).build(runs=30, datasets=4)
     return events, [*events, *events[:10]]
-
-
-def _send(producer: KafkaProducer, topic: str, events: list[Event]) -> None:
-    for event in events:
-        producer.send(topic, key=event.kafka_key(), value=event.to_json_bytes())
-    producer.flush(timeout=30)
-
-
-def _produce(bootstrap: str, topic: str, events: list[Event]) -> None:
-    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
-    try:
-        _send(producer, topic, events)
-    finally:
-        producer.close()
-
-
-class ProjectorProcess:
-    """`python -m provgraph.cli projector` (or the pausing one) as a child process, its output
-    in a log file."""
-
-    def __init__(self, settings: IngestSettings, log_path: Path) -> None:
-        self.settings = settings
-        self.log_path = log_path
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def _env(self) -> dict[str, str]:
-        s = self.settings
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_PROJECTOR_")}
-        env.update(
-            PROVGRAPH_KAFKA_BOOTSTRAP=s.kafka_bootstrap,
-            PROVGRAPH_NEO4J_URI=s.neo4j_uri,
-            PROVGRAPH_NEO4J_USER=s.neo4j_user,
-            PROVGRAPH_NEO4J_PASSWORD=s.neo4j_password,
-            PROVGRAPH_EVENTS_TOPIC=s.events_topic,
-            PROVGRAPH_DEAD_LETTER_TOPIC=s.dead_letter_topic,
-            PROVGRAPH_TOPIC_PARTITIONS=str(s.topic_partitions),
-            PROVGRAPH_PROJECTOR_GROUP=s.projector_group,
-            PROVGRAPH_PROJECTOR_MAX_BATCH=str(MAX_BATCH),
-            PROVGRAPH_PROJECTOR_POLL_TIMEOUT_MS="200",
-            PROVGRAPH_PROJECTOR_BACKOFF_INITIAL_S="0.2",
-            PROVGRAPH_PROJECTOR_BACKOFF_MAX_S=str(BACKOFF_MAX_S),
-            # A killed member leaves the group after this; the restart's rebalance waits.
-            PROVGRAPH_PROJECTOR_SESSION_TIMEOUT_MS="10000",
-        )
-        return env
-
-    def start(self, *args: str) -> None:
-        """`provgraph projector --topic <topic> <args>`."""
-        argv = [sys.executable, "-m", "provgraph.cli", "projector"]
-        self._spawn([*argv, "--topic", self.settings.events_topic, *args])
-
-    def start_pausing(self, pause_at: str, marker: Path) -> None:
-        """The same projector with a hooked writer that pauses at `pause_at` (`<hook>:<n>`)."""
-        argv = [sys.executable, str(PAUSING_PROJECTOR), "--topic", self.settings.events_topic]
-        self._spawn([*argv, "--pause-at", pause_at, "--marker", str(marker)])
-
-    def _spawn(self, argv: list[str]) -> None:
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                argv, env=self._env(), stdout=log, stderr=subprocess.STDOUT
-            )
-
-    def wait_exit(self, timeout_s: float) -> int:
-        assert self.proc is not None
-        return self.proc.wait(timeout=timeout_s)
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def kill(self) -> None:
-        """SIGKILL (no cleanup, no group leave), and reap the child."""
-        if self.alive():
-            assert self.proc is not None
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-
-    def output(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-
-@pytest.fixture()
-def projector_process(tmp_path: Path) -> Iterator[Callable[[IngestSettings], ProjectorProcess]]:
-    """Builds projector processes that are always killed at the end of the test."""
-    made: list[ProjectorProcess] = []
-
-    def make(settings: IngestSettings) -> ProjectorProcess:
-        made.append(ProjectorProcess(settings, tmp_path / f"projector-{len(made)}.log"))
-        return made[-1]
-
-    yield make
-    for process in made:
-        process.kill()
-
-
-def _wait(
-    condition: Callable[[], bool],
-    timeout_s: float,
-    what: str,
-    log: str | Callable[[], str] = "",
-) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            text = log() if callable(log) else log  # read at the failure, not at the call
-            raise AssertionError(f"timed out after {timeout_s}s waiting for {what}\n{text}")
-        time.sleep(0.2)
-
-
-def _applied_records(driver: Driver, topic: str) -> int:
-    """How many log records Neo4j says it has applied (stored offsets + 1, summed)."""
-    return sum(o + 1 for o in GraphWriter(driver).read_offsets(topic).values())
 
 
 def _applied_event_count(driver: Driver, project: str) -> int:
@@ -194,7 +79,7 @@ def _assert_converged(
     assert verify(settings, driver, project) == []
     assert read_graph(driver, project) == MemoryGraph().fold(events).canonical(project)
     assert _applied_event_count(driver, project) == len({e.event_id for e in events})
-    assert _applied_records(driver, settings.events_topic) == log_len
+    assert applied_records(driver, settings.events_topic) == log_len
     assert _dead_letter_count(settings) == 0
 
 
@@ -239,11 +124,11 @@ def _crash_and_restart(
     Returns (Neo4j offsets, Kafka committed offsets), both as "next offset to read".
     """
     events, log = _events(project, seed)
-    _produce(settings.kafka_bootstrap, settings.events_topic, log)
+    produce(settings.kafka_bootstrap, settings.events_topic, log)
     marker = tmp_path / "paused"
     first = make(settings)
     first.start_pausing(pause_at, marker)
-    _wait(marker.exists, 45, f"the projector to pause at {pause_at}", first.output())
+    wait_for(marker.exists, 45, f"the projector to pause at {pause_at}", first.output())
     first.kill()
     in_neo4j = {
         p: o + 1 for p, o in GraphWriter(driver).read_offsets(settings.events_topic).items()
@@ -307,22 +192,24 @@ def test_neo4j_down_for_20s_mid_stream_loses_nothing_and_dead_letters_nothing(
     events, log = _events(project, seed=31)
     half = len(log) // 2
     with GraphDatabase.driver(endpoint.uri, auth=(endpoint.user, endpoint.password)) as driver:
-        _produce(settings.kafka_bootstrap, settings.events_topic, log[:half])
+        produce(settings.kafka_bootstrap, settings.events_topic, log[:half])
         projector = projector_process(settings)
         projector.start()
         topic = settings.events_topic
-        _wait(lambda: _applied_records(driver, topic) == half, 30, "first half", projector.output())
+        wait_for(
+            lambda: applied_records(driver, topic) == half, 30, "first half", projector.output()
+        )
 
         down_at = time.monotonic()
         private_neo4j.stop()
         # Produced while Neo4j is down: the projector polls these and must hold them, retrying.
-        _produce(settings.kafka_bootstrap, topic, log[half:])
+        produce(settings.kafka_bootstrap, topic, log[half:])
         # ~10 s down plus the restart's own ~10 s: Neo4j is unreachable for about 20 s.
         time.sleep(max(0.0, 10 - (time.monotonic() - down_at)))
         private_neo4j.start()
 
-        _wait(
-            lambda: _applied_records(driver, topic) == len(log), 30, "recovery", projector.output()
+        wait_for(
+            lambda: applied_records(driver, topic) == len(log), 30, "recovery", projector.output()
         )
         assert projector.alive(), projector.output()
         # The outage was seen and retried: by the driver's own transaction retries (up to
@@ -354,21 +241,33 @@ def test_kafka_restart_mid_stream_loses_nothing_and_dead_letters_nothing(
     events, log = _events(project, seed=47)
     half = len(log) // 2
     topic = settings.events_topic
-    # One producer across the restart, as a real emitter would be: it must reconnect.
-    producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all", retries=10)
+    # One producer across the restart, as a real emitter would be: it must reconnect (within
+    # a second of the broker being back, like the projector, so that the time measured below
+    # is the projector's).
+    producer = KafkaProducer(
+        bootstrap_servers=settings.kafka_bootstrap,
+        acks="all",
+        retries=10,
+        reconnect_backoff_max_ms=1000,
+    )
     projector = projector_process(settings)
     try:
-        _send(producer, topic, log[:half])
+        send(producer, topic, log[:half])
         projector.start()
-        done = lambda: _applied_records(neo4j_driver, topic) == half  # noqa: E731
-        _wait(done, 30, "first half", projector.output())
+        done = lambda: applied_records(neo4j_driver, topic) == half  # noqa: E731
+        wait_for(done, 30, "first half", projector.output())
 
         private_kafka.stop()
         private_kafka.start()
-        _send(producer, topic, log[half:])
+        send(producer, topic, log[half:])
+        sent_at = time.monotonic()
 
-        done = lambda: _applied_records(neo4j_driver, topic) == len(log)  # noqa: E731
-        _wait(done, 45, "recovery", projector.output())
+        # Within ~2 s once the broker is back (kafka-python's own reconnect backoff, up to
+        # 30 s, used to leave the projector idle for 3-25 s here); the limit allows for a
+        # loaded machine.
+        done = lambda: applied_records(neo4j_driver, topic) == len(log)  # noqa: E731
+        wait_for(done, 30, "recovery", projector.output())
+        print(f"\nkafka restart: the projector resumed {time.monotonic() - sent_at:.1f}s after")
         assert projector.alive(), projector.output()
         _assert_converged(settings, neo4j_driver, project, events, len(log))
     finally:
@@ -393,10 +292,10 @@ def test_two_projector_processes_in_one_group_split_the_work(
     partitions = _partitions(settings)
     settled = lambda: _split_between(partitions, first, second)  # noqa: E731
     outputs = lambda: first.output() + second.output()  # noqa: E731
-    _wait(settled, 60, "a split between both projectors", outputs)
-    _produce(settings.kafka_bootstrap, settings.events_topic, log)
-    done = lambda: _applied_records(neo4j_driver, settings.events_topic) == len(log)  # noqa: E731
-    _wait(done, 60, "both projectors", first.output() + second.output())
+    wait_for(settled, 60, "a split between both projectors", outputs)
+    produce(settings.kafka_bootstrap, settings.events_topic, log)
+    done = lambda: applied_records(neo4j_driver, settings.events_topic) == len(log)  # noqa: E731
+    wait_for(done, 60, "both projectors", first.output() + second.output())
     for process in (first, second):
         assert process.proc is not None
         process.proc.terminate()  # a clean stop prints the records it read

@@ -7,6 +7,7 @@ them on the in-memory graph.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -16,11 +17,30 @@ from neo4j import Driver
 from provgraph.ingest.constraints import apply_schema
 from provgraph.ingest.graphread import Neo4jGraph
 from provgraph.ingest.writer import GraphWriter
+from provgraph.schemas.graph import schema_statements
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _schema(neo4j_driver: Driver) -> None:
     apply_schema(neo4j_driver)
+
+
+def test_applying_the_schema_again_says_so_in_one_line(
+    neo4j_driver: Driver, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The shared driver is a plain one (the server's INFORMATION notes not filtered): the
+    # quiet comes from apply_schema itself, whatever driver it is given.
+    caplog.set_level(logging.INFO)
+    assert apply_schema(neo4j_driver) == len(schema_statements())
+    said = [(r.name, r.levelname, r.getMessage()) for r in caplog.records]
+    n = len(schema_statements())
+    assert said == [
+        (
+            "provgraph.ingest.constraints",
+            "INFO",
+            f"Neo4j database neo4j: {n} constraints and indexes in place (0 created)",
+        )
+    ]
 
 
 class TestGraphWriterOnNeo4j(GraphWriterContract):

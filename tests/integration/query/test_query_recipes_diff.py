@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from neo4j import Driver
 
+from provgraph.core.errors import NotFoundError
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
@@ -206,7 +207,7 @@ def test_diff_of_two_models_finds_the_level_where_it_started(
     assert same is not None and same["first_difference"] is None
 
 
-def test_diff_refuses_other_kinds_and_answers_none_when_missing(
+def test_diff_refuses_other_kinds_and_names_the_missing_side(
     neo4j_driver: Driver, project: str
 ) -> None:
     p = project
@@ -218,5 +219,11 @@ def test_diff_refuses_other_kinds_and_answers_none_when_missing(
         recipes.diff(f"run:{p}-r", f"dataset:{p}/web@v1", EVERYTHING)
     with pytest.raises(InvalidArgumentError):
         recipes.diff(f"dataset:{p}/web@v1", f"dataset:{p}/heldout@v1", EVERYTHING)
-    assert recipes.diff(f"run:{p}-r", f"run:{p}-missing", EVERYTHING) is None
-    assert recipes.diff(f"run:{p}-r", f"run:{p}-r", Scope(frozenset({"elsewhere"}))) is None
+    with pytest.raises(NotFoundError) as one_side:
+        recipes.diff(f"run:{p}-r", f"run:{p}-missing", EVERYTHING)
+    assert one_side.value.message == f"Not found: run:{p}-missing (argument b)."
+    assert one_side.value.details == {"missing": {"b": f"run:{p}-missing"}}
+    # Unreadable is missing, on both sides.
+    with pytest.raises(NotFoundError) as unreadable:
+        recipes.diff(f"run:{p}-r", f"run:{p}-r", Scope(frozenset({"elsewhere"})))
+    assert unreadable.value.details == {"missing": {"a": f"run:{p}-r", "b": f"run:{p}-r"}}

@@ -44,7 +44,7 @@ class FakeEventSource(EventSource):
         self.positions: dict[int, int] = {}
         self.on_assigned: Callable[[list[int]], None] | None = None
         self.pending = False
-        self.poll_errors: list[Exception] = []
+        self.poll_errors: list[Exception | None] = []
         self.commit_errors: list[Exception] = []
         self.closed = False
 
@@ -60,8 +60,9 @@ class FakeEventSource(EventSource):
         self.positions, self.pending = {}, True
 
     def poll(self) -> list[LogRecord]:
-        if self.poll_errors:
-            raise self.poll_errors.pop(0)
+        error = self.poll_errors.pop(0) if self.poll_errors else None
+        if error is not None:  # a None in the list: that poll succeeds
+            raise error
         if self.pending:
             self._assign()
         batch: list[LogRecord] = []

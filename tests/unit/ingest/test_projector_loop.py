@@ -7,6 +7,7 @@ the real broker and Neo4j in tests/integration/projector.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 
@@ -178,18 +179,22 @@ def test_a_dead_letter_failure_rewinds_to_the_stored_offsets_and_the_batch_is_re
     assert (stats.applied, stats.dead_lettered, len(letters.letters)) == (2, 1, 1)
 
 
-def test_a_kafka_error_while_polling_pauses_the_running_loop(
+def test_kafka_errors_pause_the_running_loop_with_a_backoff_that_a_success_resets(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    log, stop = FakeLog(), RecordingStop(after=1)
+    log, stop = FakeLog(), RecordingStop(after=4)
     loop, source, _ = projector(log, MemoryGraph(), stop)
-    source.poll_errors.append(KafkaError("broker down"))
+    down = KafkaError("broker down")
+    source.poll_errors += [down, down, down, None, down]  # None: Kafka is back for one poll
     loop.run()
-    assert stop.waits == [SETTINGS.projector_backoff_max_s]
-    assert "Kafka error, pausing before the next poll" in caplog.text
+    # Back to the first delay once a poll succeeds: no long pause after Kafka returns.
+    assert stop.waits == [0.5, 1.0, 2.0, 0.5]
+    assert "Kafka error, pausing 0.5s before the next poll" in caplog.text
 
 
-def test_a_failed_kafka_commit_is_logged_and_harmless(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failed_kafka_commit_is_logged_harmless_and_retried(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     log, events = FakeLog(), Workload(PROJECT, 8).build(runs=2)
     fill(log, events)
     graph = MemoryGraph()
@@ -198,6 +203,51 @@ def test_a_failed_kafka_commit_is_logged_and_harmless(caplog: pytest.LogCaptureF
     loop.run_until_idle(timeout_s=5)
     assert graph.canonical(PROJECT) == expected(events)
     assert "Kafka offset commit failed" in caplog.text
+    # The failed commit went out with a later one: the progress hint agrees with the writer.
+    assert log.committed == {p: o + 1 for p, o in graph.read_offsets(log.topic).items()}
+
+
+def test_a_failed_commit_of_the_last_batch_is_retried_once_idle() -> None:
+    log, events = FakeLog(), Workload(PROJECT, 10).build(runs=2)
+    fill(log, events)
+    graph = MemoryGraph()
+    settings = SETTINGS.model_copy(update={"projector_backoff_max_s": 0.0})  # retry at once
+    source = FakeEventSource(log, max_records=1000)
+    loop = Projector(settings, source, graph, FakeDeadLetters())
+    source.commit_errors.append(KafkaError("coordinator moved"))
+    assert loop.step() == len(events)  # one batch: written, its commit failed
+    assert log.committed == {}
+    assert loop.step() == 0  # nothing to read: the commit is made now
+    assert log.committed == {p: len(records) for p, records in enumerate(log.partitions)}
+
+
+def test_an_assignment_commits_the_stored_offsets_to_kafka_before_reading() -> None:
+    log, events = FakeLog(), Workload(PROJECT, 11).build(runs=3)
+    fill(log, events)
+    writer = FlakyWriter(log)
+    MemoryGraph.write(writer, [], [PartitionOffset(log.topic, 0, 1)])  # stored, not via calls
+    loop, _, _ = projector(log, writer)
+    loop.step()
+    # Before the first batch is written, Kafka already resumes where Neo4j stands.
+    assert writer.calls[0][1] == {0: 2}
+
+
+def test_progress_is_logged_only_when_records_were_read(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    log, events = FakeLog(), Workload(PROJECT, 12).build(runs=2)
+    fill(log, events)
+    settings = SETTINGS.model_copy(update={"projector_progress_log_s": 0.0})
+    loop = Projector(
+        settings, FakeEventSource(log, max_records=1000), MemoryGraph(), FakeDeadLetters()
+    )
+    caplog.set_level("INFO", logger="provgraph.ingest.projector")
+    loop.step()
+    loop.step()  # idle: says nothing
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("progress:")]
+    n = len(events)
+    said = rf"progress: {n} records read, {n} events applied, 0 dead-lettered in \d+s \({n} .*"
+    assert len(lines) == 1 and re.fullmatch(said, lines[0]), lines
 
 
 def test_run_until_idle_gives_up_after_its_timeout_and_close_releases_the_ports() -> None:

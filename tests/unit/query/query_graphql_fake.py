@@ -7,6 +7,7 @@ from typing import Any
 
 from fake_reader import FakeReader
 
+from provgraph.query.errors import missing_sides
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.model import EdgeView, HistoryEntry, NodeView, Scope
 from provgraph.query.settings import QuerySettings
@@ -18,9 +19,15 @@ def view(node_id: str, type: str, seen: str = T0, **props: Any) -> NodeView:
     return NodeView(node_id, type, "p", seen, seen, None, False, props)
 
 
+ABSENT = "run:none"  # the id the fake recipes know nothing about
+
+
 class FakeRecipes:
-    def diff(self, a: str, b: str, scope: Scope) -> dict[str, Any] | None:
-        return {"a": a, "b": b, "params": {"changed": {"lr": [0.1, 0.2]}}} if a != "x" else None
+    def diff(self, a: str, b: str, scope: Scope) -> dict[str, Any]:
+        sides = {name: (given, given != ABSENT or None) for name, given in (("a", a), ("b", b))}
+        if ABSENT in (a, b):
+            raise missing_sides(sides)
+        return {"a": a, "b": b, "params": {"changed": {"lr": [0.1, 0.2]}}}
 
     def reproduce(self, node_id: str, scope: Scope) -> dict[str, Any] | None:
         return {"target": node_id} if node_id.startswith("model:") else None

@@ -24,7 +24,7 @@ def codes(result: Any) -> list[str]:
         ('{ impact(id: "run:none") { node { id } } }', "impact"),
         ('{ history(id: "run:none") { nextCursor } }', "history"),
         ('{ path(from: "run:none", to: "run:r1") { nodes { id } } }', "path"),
-        ('{ diff(a: "x", b: "run:r1") }', "diff"),
+        ('{ diff(a: "run:none", b: "run:r1") }', "diff"),
         ('{ reproduce(id: "run:r1") }', "reproduce"),
     ],
 )

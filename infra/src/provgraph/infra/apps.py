@@ -5,14 +5,20 @@ from __future__ import annotations
 import os
 import sys
 import urllib.request
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
+from provgraph.core.server import HTTP_PROTOCOL_OPTION
+from provgraph.infra.envfile import read_env_file
 from provgraph.infra.errors import PortInUseError, StartupError
 from provgraph.infra.process import ManagedProcess, port_is_free, wait_until
 from provgraph.infra.settings import InfraSettings
 
 _PORTLESS_GRACE_S = 3.0
+
+Probe = Callable[[int, float], str | None]
+"""A deeper check of a running app, given its pid and start time (epoch seconds): why it is
+degraded, or None when it does its work. The command line wires one for the projector."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +29,17 @@ class AppSpec:
     argv: tuple[str, ...]
     port: int | None = None
     health_path: str = "/healthz"
+
+
+@dataclass(frozen=True)
+class AppState:
+    """What `services status` says of one app: healthy, degraded (running, answering, but not
+    doing its work: `reason` says why), unhealthy (not answering) or stopped."""
+
+    spec: AppSpec
+    pid: int | None
+    state: str
+    reason: str = ""
 
 
 def app_specs(settings: InfraSettings) -> list[AppSpec]:
@@ -41,6 +58,9 @@ def app_specs(settings: InfraSettings) -> list[AppSpec]:
             "--port",
             str(port),
             "--no-access-log",
+            # A request uvicorn cannot parse is answered with the JSON error body too.
+            "--http",
+            HTTP_PROTOCOL_OPTION,
         )
 
     return [
@@ -102,13 +122,30 @@ class Apps:
             rows.append((spec, pid, pid is not None and self._healthy(spec)))
         return rows
 
+    def report(self, probes: Mapping[str, Probe] | None = None) -> list[AppState]:
+        """The state of every app; `probes` (by app name) check the running ones further."""
+        return [self._state(spec, (probes or {}).get(spec.name)) for spec in self.specs]
+
+    def _state(self, spec: AppSpec, probe: Probe | None) -> AppState:
+        proc = self.process(spec)
+        pid = proc.pid()
+        if pid is None:
+            return AppState(spec, None, "stopped")
+        if not self._healthy(spec):
+            return AppState(spec, pid, "unhealthy", f"no answer on {spec.health_path}")
+        try:
+            reason = probe(pid, proc.pid_file.stat().st_mtime) if probe else None
+        except Exception as exc:  # a check that fails says so; it never hides the others
+            reason = f"health check failed: {exc}"
+        return AppState(spec, pid, "degraded" if reason else "healthy", reason or "")
+
     def _start(self, spec: AppSpec, proc: ManagedProcess) -> None:
         if spec.port is not None and not port_is_free(self.settings.host, spec.port):
             raise PortInUseError(
                 f"{spec.name} port {self.settings.host}:{spec.port} is in use by another "
                 f"process; stop it or set PROVGRAPH_{spec.name.upper()}_PORT."
             )
-        proc.start(spec.argv, env=self._env())
+        proc.start(spec.argv, env=self.env())
         if not wait_until(lambda: self._up_or_dead(spec, proc), 60.0, interval_s=0.5):
             proc.stop(5.0)
             raise StartupError(f"{spec.name} did not become healthy in 60s:\n{proc.log_tail()}")
@@ -134,7 +171,8 @@ class Apps:
         except OSError:
             return False
 
-    def _env(self) -> dict[str, str]:
+    def env(self) -> dict[str, str]:
+        """The environment the apps start with: this one, the connection file, the ports."""
         env = dict(os.environ)
         env.update(read_env_file(self.settings.env_file))
         env.update(
@@ -144,11 +182,3 @@ class Apps:
             }
         )
         return env
-
-
-def read_env_file(path: Path) -> dict[str, str]:
-    """The KEY=VALUE pairs of the connection file (empty when it does not exist)."""
-    if not path.exists():
-        return {}
-    pairs = (line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
-    return {key.strip(): value.strip() for key, value in pairs if not key.startswith("#")}

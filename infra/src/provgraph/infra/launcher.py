@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from provgraph.infra.base import LocalServer
+from provgraph.infra.envfile import write_env_file
 from provgraph.infra.errors import InfraError, PortInUseError, StartupError
 from provgraph.infra.kafka import KafkaServer
 from provgraph.infra.neo4j import Neo4jServer
@@ -84,7 +84,8 @@ class Launcher:
         return {server.name: server.log_paths() for server in self.servers}
 
     def write_env_file(self) -> Path:
-        """Write the shell-sourceable connection file (mode 0600: it holds a password)."""
+        """Write the connection file (`export` lines, mode 0600: it holds a password and the
+        local admin's token). Run again once the admin token exists, to add it."""
         s = self.settings
         values = {
             "PROVGRAPH_KAFKA_BOOTSTRAP": s.kafka_bootstrap,
@@ -101,12 +102,15 @@ class Launcher:
             "PROVGRAPH_INGEST_PORT": str(s.ingest_port),
             "PROVGRAPH_QUERY_PORT": str(s.query_port),
         }
-        path = s.env_file
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.writelines(f"{key}={value}\n" for key, value in values.items())
-        return path
+        token = self._admin_token()
+        if token:
+            values["PROVGRAPH_TOKEN"] = token
+        return write_env_file(s.env_file, values)
+
+    def _admin_token(self) -> str | None:
+        """The bootstrap admin token, once the command line has issued it."""
+        path = self.settings.admin_token_file
+        return path.read_text().strip() if path.exists() else None
 
     def _start_if_needed(self, server: LocalServer) -> bool:
         pid = server.process.pid()

@@ -67,6 +67,10 @@ class Neo4jServer(LocalServer):
     def prepare(self) -> list[str]:
         s = self.settings
         lib = maven.resolve("neo4j", s.neo4j_version, s.cache_dir, s.mvn)
+        # The server serves the Browser at /browser/ from the `browser/` resources on its
+        # classpath (it has no web directory). A cache entry of its own: a server fetched
+        # before stays valid.
+        browser = maven.resolve("neo4j-browser", s.neo4j_browser_version, s.cache_dir, s.mvn)
         java = maven.find_java(s.java)
         conf_dir = self._write_config()
         heap = s.neo4j_heap
@@ -77,7 +81,7 @@ class Neo4jServer(LocalServer):
             *_JVM_OPTIONS,
             f"-D{self.marker()}",
             "-cp",
-            f"{self.dir / 'plugins'}/*:{lib}/*",
+            f"{self.dir / 'plugins'}/*:{lib}/*:{browser}/*",
             "org.neo4j.server.CommunityEntryPoint",
             f"--home-dir={self.dir}",
             f"--config-dir={conf_dir}",

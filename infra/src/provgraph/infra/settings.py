@@ -31,6 +31,8 @@ class InfraSettings(ProvgraphSettings):
     kafka_heap: str = "1g"
 
     neo4j_version: str = "5.26.30"
+    # Published on its own (not with the server), and never for 5.26: the newest release.
+    neo4j_browser_version: str = "5.24.0"
     neo4j_bolt_port: int = 7687
     neo4j_http_port: int = 7474
     neo4j_user: str = "neo4j"

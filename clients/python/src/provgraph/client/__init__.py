@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from provgraph.client.checksum import ChecksumError, sha256_file, sha256_tree
 from provgraph.client.config import DEFAULT_TOPIC, ClientSettings
 from provgraph.client.emitter import PRODUCER, Emitter, default_spool_dir
 from provgraph.client.errors import ClientError, ConfigError, RejectedError, TransportError
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_TOPIC",
     "PRODUCER",
     "Appended",
+    "ChecksumError",
     "ClientError",
     "ClientSettings",
     "ConfigError",
@@ -48,6 +50,8 @@ __all__ = [
     "default_spool_dir",
     "from_env",
     "make_transport",
+    "sha256_file",
+    "sha256_tree",
 ]
 
 

@@ -83,6 +83,8 @@ def producer_config(
         # Every wait of the producer fits in the caller's budget, so a stuck broker turns
         # into a TransportError rather than a hung caller.
         "max_block_ms": timeout_ms,
+        # Back within a second of a restarted broker (kafka-python's own cap is 30 s).
+        "reconnect_backoff_max_ms": 1000,
         "request_timeout_ms": timeout_ms,
         "delivery_timeout_ms": timeout_ms + linger_ms,
         "bootstrap_timeout_ms": timeout_ms,

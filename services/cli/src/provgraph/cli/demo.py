@@ -49,7 +49,10 @@ def _run(args: argparse.Namespace) -> int:
     _print_example(settings, args.wait if _projector_runs() else 0.0)
     _print_graphql_example(infra.query_url, token)
     if token is not None:
-        print(f"\nthe admin token is in {infra.admin_token_file} (docs/security.md)")
+        print(
+            f"\nthe admin token is in {infra.admin_token_file}; `source {infra.env_file}` "
+            "exports it as PROVGRAPH_TOKEN, with the connection settings (docs/security.md)"
+        )
     return 0
 
 
@@ -93,8 +96,10 @@ def _send(
                     raise RuntimeError(f"ingest answered {response.status}: {response.read()!r}")
             return "POST /v1/events"
         except urllib.error.HTTPError as exc:
-            if exc.code != 401 or time.monotonic() > deadline:
+            if exc.code != 401:
                 raise RuntimeError(f"ingest answered {exc.code}: {exc.read()!r}") from None
+            if time.monotonic() > deadline:
+                raise  # no token, or a refused one: the command line says which and the fix
             time.sleep(1.0)
 
 

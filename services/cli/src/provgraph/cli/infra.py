@@ -1,4 +1,5 @@
-"""`provgraph infra up|down|status|logs|env`: the launcher, and what goes into its servers."""
+"""`provgraph infra up|down|status|logs|env` and `provgraph env`: the launcher, and what goes
+into its servers."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 from contextlib import closing
 
 from provgraph.authz.admin import bootstrap_admin_token
+from provgraph.cli.errors import CliError
 from provgraph.core.eventlog import open_event_log
 from provgraph.core.settings import KafkaSettings, Neo4jSettings
 from provgraph.infra.launcher import Launcher
@@ -31,7 +33,9 @@ def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
     logs.add_argument("server", nargs="?", choices=["kafka", "neo4j"], help="one server only")
     logs.add_argument("-n", "--lines", type=int, default=40, help="lines per log (default 40)")
     logs.set_defaults(func=_logs)
-    actions.add_parser("env", help="print the connection file").set_defaults(func=_env)
+    env_help = 'print the connection settings as `export` lines: eval "$(provgraph env)"'
+    actions.add_parser("env", help=env_help).set_defaults(func=_env)
+    sub.add_parser("env", help=env_help).set_defaults(func=_env)
 
 
 def _up(args: argparse.Namespace) -> int:
@@ -39,6 +43,7 @@ def _up(args: argparse.Namespace) -> int:
     launcher.up()
     _apply_graph_schema(launcher)
     _bootstrap_admin_token(launcher)
+    launcher.write_env_file()  # again, now with the admin token as PROVGRAPH_TOKEN
     return 0
 
 
@@ -86,6 +91,9 @@ def _logs(args: argparse.Namespace) -> int:
 
 
 def _env(args: argparse.Namespace) -> int:
+    """The connection file as it is (`export` lines), so that `eval` can load it."""
     path = Launcher().settings.env_file
-    print(f"# {path}\n{path.read_text() if path.exists() else '(not written yet: run up)'}")
+    if not path.exists():
+        raise CliError(f"no connection file {path}: run `make up` (or `provgraph infra up`)")
+    print(path.read_text(), end="")
     return 0

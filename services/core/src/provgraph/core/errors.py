@@ -47,6 +47,12 @@ class InvalidRequestError(ProvgraphError):
     code = "invalid_request"
 
 
+class BadRequestError(InvalidRequestError):
+    """The HTTP request itself cannot be read (request line, headers, `Content-Length`)."""
+
+    code = "bad_request"
+
+
 class NotFoundError(ProvgraphError):
     """No such thing, or one the caller may not read (answered identically, on purpose)."""
 

@@ -1,8 +1,12 @@
-"""One error renderer for every provgraph HTTP service (FastAPI): the shape of `errors.py`."""
+"""One error renderer for every provgraph HTTP service (FastAPI): the shape of `errors.py`.
+
+A request the HTTP parser itself refuses never reaches an app: `provgraph.core.server`
+answers it with the same body."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -35,8 +39,19 @@ async def _on_http_error(_request: Request, exc: Exception) -> Response:
 
 async def _on_request_validation(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    body = error_body("invalid_request", "invalid request", {"errors": exc.errors()})
+    errors = list(exc.errors())
+    body = error_body("invalid_request", _first_problem(errors), {"errors": errors})
     return JSONResponse(body, status_code=422)
+
+
+def _first_problem(errors: list[Any]) -> str:
+    """`invalid request: query.nodeId: Field required` (and how many more), from FastAPI's list."""
+    if not errors:
+        return "invalid request"
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"invalid request: {where}: {first.get('msg', 'invalid')}{more}"
 
 
 async def _on_unexpected(_request: Request, exc: Exception) -> Response:

@@ -1,7 +1,9 @@
 """The HTTP ingest service: POST /v1/events -> validate against the contract -> Kafka log.
 
 Run it with ``python -m provgraph.ingest.app`` (on PROVGRAPH_INGEST_HOST:PORT) or
-``uvicorn provgraph.ingest.app:create_app --factory``; settings come from PROVGRAPH_* vars.
+``uvicorn provgraph.ingest.app:create_app --factory --http HTTP`` where HTTP is
+`provgraph.core.server.HTTP_PROTOCOL_OPTION` (JSON errors down to the HTTP parser, as
+`provgraph services up` runs it); settings come from PROVGRAPH_* vars.
 At start it creates the event-log and dead-letter topics when missing and connects an
 idempotent producer. docs/ingest.md is the API reference.
 """
@@ -19,6 +21,7 @@ from provgraph.authz.wiring import build_authenticator
 from provgraph.client.eventlog import EventLog
 from provgraph.core.eventlog import open_event_log
 from provgraph.core.http import install_error_handlers
+from provgraph.core.metrics import AnswerObserver
 from provgraph.ingest.errors import EventLogUnavailableError
 from provgraph.ingest.events import Context, IngestContext, events_router
 from provgraph.ingest.metrics import IngestMetrics
@@ -29,6 +32,13 @@ from provgraph.schemas.version import __version__
 
 # The probes stay open: no token needed.
 probes_router = APIRouter(tags=["probes"])
+
+# The routes that take events: every answer of theirs is counted by status, 401 and 403 too.
+EVENT_ROUTES = frozenset(
+    path
+    for route in (*events_router.routes, *openlineage_router.routes)
+    if isinstance(path := getattr(route, "path", None), str)
+)
 
 
 @probes_router.get("/healthz")
@@ -85,13 +95,15 @@ def create_app(
     looked up there instead of in Neo4j."""
     settings = settings if settings is not None else IngestSettings()
     app = FastAPI(title="provgraph ingest", version=__version__, lifespan=_lifespan)
-    app.state.ingest = IngestContext(
+    context = IngestContext(
         settings,
         IngestMetrics(),
         event_log=event_log,
         owns_event_log=event_log is None,
         principals=principals,
     )
+    app.state.ingest = context
+    app.add_middleware(AnswerObserver, on_answer=context.metrics.answers_of(EVENT_ROUTES))
     install_error_handlers(app)
     app.include_router(probes_router)
     app.include_router(events_router)
@@ -101,11 +113,11 @@ def create_app(
 
 def serve(settings: IngestSettings | None = None) -> None:
     """Serve the ingest app on `ingest_host:ingest_port` until interrupted."""
-    import uvicorn
+    from provgraph.core.server import serve as serve_app  # uvicorn: only when serving
 
     settings = settings if settings is not None else IngestSettings()
     app = create_app(settings)
-    uvicorn.run(app, host=settings.ingest_host, port=settings.ingest_port, log_level="info")
+    serve_app(app, settings.ingest_host, settings.ingest_port, log_level="info")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +19,44 @@ from provgraph.ingest.settings import IngestSettings
 if TYPE_CHECKING:  # the loop, the fold and the Kafka clients load only when a command runs
     from provgraph.ingest.ports import BatchWriter
     from provgraph.ingest.projector import Projector, Stats
+
+log = logging.getLogger(__name__)
+
+# What varies between two otherwise equal log lines: numbers and object addresses.
+_VARYING = re.compile(r"0x[0-9a-f]+|\d+(?:\.\d+)?")
+
+
+class QuietRepeats(logging.Filter):
+    """Lets each distinct message of the loggers under `prefix` through once per `every_s`.
+
+    While a broker is down, kafka-python logs the same few warnings several times a second;
+    one of each per interval says the same without burying everything else.
+    """
+
+    def __init__(self, prefix: str, every_s: float) -> None:
+        super().__init__()
+        self.prefix, self.every_s = prefix, every_s
+        self._last: dict[tuple[str, int, str], float] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith(self.prefix):
+            return True
+        key = (record.name, record.levelno, _VARYING.sub("#", str(record.msg)))
+        now = time.monotonic()
+        if now - self._last.get(key, -self.every_s) < self.every_s:
+            return False
+        self._last[key] = now
+        return True
+
+
+def _configure_logging() -> None:
+    handler = logging.StreamHandler()
+    handler.addFilter(QuietRepeats("kafka", 60.0))
+    # No-op when the process already logs somewhere (a test runner, an embedding program).
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", handlers=[handler]
+    )
+    logging.getLogger("kafka").setLevel(logging.WARNING)  # its INFO is per-connection chatter
 
 
 def _settings(args: argparse.Namespace) -> IngestSettings:
@@ -57,8 +97,15 @@ def run_projector(
     from provgraph.core.eventlog import ensure_topics
     from provgraph.ingest.constraints import apply_schema
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    logging.getLogger("kafka").setLevel(logging.WARNING)  # its INFO is per-connection chatter
+    _configure_logging()
+    log.info(
+        "projector: Kafka %s topic %s group %s, Neo4j %s database %s",
+        settings.kafka_bootstrap,
+        settings.events_topic,
+        settings.projector_group,
+        settings.neo4j_uri,
+        settings.neo4j_database,
+    )
     ensure_topics(settings)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -23,7 +23,6 @@ from provgraph.authz import AuthError, Principal, PrincipalSource, authorize_eve
 from provgraph.authz.web import authenticate
 from provgraph.client.errors import TransportError
 from provgraph.client.eventlog import Appended, EventLog
-from provgraph.core.errors import ProvgraphError
 from provgraph.ingest.errors import (
     BatchValidationError,
     BodyTooLargeError,
@@ -95,7 +94,7 @@ async def post_events(
     request: Request, context: Context, log: EventLogDep, caller: Caller
 ) -> IngestAccepted:
     """Validate one event (a JSON object) or a batch (a JSON array) and append it to the log."""
-    return await accept(request, context, (log, caller), parse_items, status=202)
+    return await accept(request, context, (log, caller), parse_items)
 
 
 async def accept(
@@ -103,19 +102,12 @@ async def accept(
     context: IngestContext,
     sink: tuple[EventLog, Principal],
     items_of: Callable[[bytes], list[Any]],
-    *,
-    status: int,
 ) -> IngestAccepted:
-    """Read the body, make it items (`items_of`), check and append them; count the answer."""
+    """Read the body, make it items (`items_of`), check and append them."""
     log, caller = sink
-    try:
-        body = await read_body(request, context.settings.max_body_bytes)
-        items = items_of(body)
-        appended = await run_in_threadpool(ingest_items, context, log, items, caller)
-    except ProvgraphError as exc:
-        context.metrics.record_request(exc.status)
-        raise
-    context.metrics.record_request(status)
+    body = await read_body(request, context.settings.max_body_bytes)
+    items = items_of(body)
+    appended = await run_in_threadpool(ingest_items, context, log, items, caller)
     events = [AcceptedEvent(**asdict(a)) for a in appended]
     return IngestAccepted(topic=context.settings.events_topic, accepted=len(events), events=events)
 

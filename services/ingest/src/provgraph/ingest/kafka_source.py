@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -10,7 +11,11 @@ from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 from kafka.structs import OffsetAndMetadata
 
 from provgraph.ingest.ports import EventSource, LogRecord, PartitionOffset
+from provgraph.ingest.progress import client_id, progress_stamp
 from provgraph.ingest.settings import IngestSettings
+
+# Commits are a progress hint (Neo4j holds the applied offsets): never wait long for one.
+_COMMIT_TIMEOUT_MS = 5000
 
 
 class _Assignments(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -47,16 +52,15 @@ class KafkaEventSource(EventSource):
         self.consumer = KafkaConsumer(
             bootstrap_servers=settings.kafka_bootstrap,
             group_id=settings.projector_group,
+            # The group names its members by client id: `services status` finds this process.
+            client_id=client_id(os.getpid()),
+            reconnect_backoff_max_ms=settings.projector_reconnect_backoff_max_ms,
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             max_poll_records=settings.projector_max_batch,
             session_timeout_ms=settings.projector_session_timeout_ms,
             heartbeat_interval_ms=max(1000, settings.projector_session_timeout_ms // 4),
         )
-        # Know the topic's partitions before joining the group: a member that joins first
-        # gets nothing assigned ("no partition metadata"), and the rebalance that follows
-        # when the metadata arrives could leave one member holding every partition.
-        self.consumer.partitions_for_topic(self._topic)
         self._assignments = _Assignments()
         self._on_assigned: Callable[[list[int]], None] = lambda _partitions: None
 
@@ -69,6 +73,13 @@ class KafkaEventSource(EventSource):
         """Join the group; `poll` calls `on_assigned` in its own thread."""
         self._on_assigned = on_assigned
         self.consumer.subscribe([self._topic], listener=self._assignments)
+        # Know the topic's partitions before joining the group (joins happen in `poll`): a
+        # member that joins first gets nothing assigned ("no partition metadata"), and the
+        # rebalance that follows when the metadata arrives could leave one member holding
+        # every partition. Fetched after `subscribe`, so that the group coordinator notes
+        # them for the subscribed topic too: fetched before, its note stays empty until the
+        # next metadata refresh, which then looks like a change and rebalances once more.
+        self.consumer.partitions_for_topic(self._topic)
 
     def poll(self) -> list[LogRecord]:
         """One poll: up to `projector_max_batch` records. Partitions assigned during it are
@@ -102,12 +113,15 @@ class KafkaEventSource(EventSource):
         return sorted(tp.partition for tp in self.consumer.assignment())
 
     def commit(self, done: Sequence[PartitionOffset]) -> None:
-        """Commit the position after each processed offset to the group."""
+        """Commit the position after each processed offset to the group, stamped with the
+        time (`provgraph.ingest.progress`: how `services status` sees progress)."""
+        stamp = progress_stamp()
         self.consumer.commit(
             {
-                TopicPartition(d.topic, d.partition): OffsetAndMetadata(d.offset + 1, "", -1)
+                TopicPartition(d.topic, d.partition): OffsetAndMetadata(d.offset + 1, stamp, -1)
                 for d in done
-            }
+            },
+            timeout_ms=_COMMIT_TIMEOUT_MS,
         )
 
     def caught_up(self) -> bool:

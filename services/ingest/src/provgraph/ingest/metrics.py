@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from collections.abc import Collection
 
-from provgraph.core.metrics import LATENCY_BUCKETS, ServiceMetrics
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from starlette.types import Scope
+
+from provgraph.core.metrics import LATENCY_BUCKETS, OnAnswer, ServiceMetrics, route_template
 
 _BATCH_BUCKETS = (1, 2, 5, 10, 25, 50, 100, 250, 500, 1000)
 
@@ -27,7 +30,7 @@ class IngestMetrics(ServiceMetrics):
         )
         self.requests = Counter(
             "provgraph_ingest_requests",
-            "POST /v1/events requests, by HTTP status.",
+            "Answers of the routes that take events, by HTTP status (401 and 403 included).",
             ["status"],
             registry=self.registry,
         )
@@ -56,5 +59,15 @@ class IngestMetrics(ServiceMetrics):
             self.rejected.labels(reason=reason).inc(count)
 
     def record_request(self, status: int) -> None:
-        """One POST /v1/events was answered with `status`."""
+        """One request to a route that takes events was answered with `status`."""
         self.requests.labels(status=str(status)).inc()
+
+    def answers_of(self, routes: Collection[str]) -> OnAnswer:
+        """An `AnswerObserver` callback that counts every answer of `routes` (path templates),
+        whatever answered it: the route, or the token check before it."""
+
+        def on_answer(scope: Scope, status: int, _seconds: float) -> None:
+            if route_template(scope) in routes:
+                self.record_request(status)
+
+        return on_answer

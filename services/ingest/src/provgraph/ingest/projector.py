@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kafka.errors import KafkaError
@@ -121,6 +121,9 @@ class Projector:
         self.dead_letters = dead_letters
         self.stop = stop or threading.Event()
         self.stats = Stats()
+        self._uncommitted: dict[int, int] = {}  # partition -> offset not yet committed to Kafka
+        self._commit_retry_at = 0.0
+        self._reported, self._reported_at = Stats(), time.monotonic()
         source.subscribe(self._on_assigned)
 
     def _on_assigned(self, partitions: list[int]) -> None:
@@ -129,17 +132,26 @@ class Projector:
         self.seek_to_stored(partitions)
 
     def seek_to_stored(self, partitions: list[int]) -> None:
-        """Position each partition just past the last offset applied to Neo4j."""
-        stored = self._until_available(lambda: self.writer.read_offsets(self.source.topic))
+        """Position each partition just past the last offset applied to Neo4j, and commit
+        that position to Kafka: the group's progress hint then agrees with Neo4j, stamped now
+        (a projector that was just given partitions is making progress)."""
+        topic = self.source.topic
+        stored = self._until_available(lambda: self.writer.read_offsets(topic))
         for partition in partitions:
             offset = stored.get(partition)
             self.source.seek(partition, None if offset is None else offset + 1)
+        self._commit_kafka(
+            [PartitionOffset(topic, p, stored[p]) for p in partitions if p in stored]
+        )
 
     def step(self) -> int:
         """Poll, apply and commit one batch; return the number of records it held."""
         records = self.source.poll()
         if records:
             self._handle(records)
+        elif self._uncommitted and time.monotonic() >= self._commit_retry_at:
+            self._commit_kafka([])  # idle: bring the progress hint up to date
+        self._report_progress()
         return len(records)
 
     def _handle(self, records: list[LogRecord]) -> None:
@@ -162,10 +174,38 @@ class Projector:
         self.stats.dead_lettered += len(parsed.poison)
 
     def _commit_kafka(self, offsets: list[PartitionOffset]) -> None:
+        """Commit `offsets` and any that failed before (of partitions still held)."""
+        held = set(self.source.assigned())
+        due = {p: o for p, o in self._uncommitted.items() if p in held}
+        due.update({o.partition: o.offset for o in offsets})
+        if not due:
+            return
         try:
-            self.source.commit(offsets)
+            self.source.commit([PartitionOffset(self.source.topic, p, o) for p, o in due.items()])
+            self._uncommitted = {}
         except KafkaError as exc:  # secondary: Neo4j holds the truth, so a failure is harmless
+            # Kept for later: the commit is how `services status` sees progress.
+            self._uncommitted = due
+            self._commit_retry_at = time.monotonic() + self.settings.projector_backoff_max_s
             log.warning("Kafka offset commit failed (Neo4j offsets stay authoritative): %s", exc)
+
+    def _report_progress(self) -> None:
+        """An INFO line now and then, when records were read since the last one."""
+        elapsed = time.monotonic() - self._reported_at
+        if elapsed < self.settings.projector_progress_log_s:
+            return
+        last, now = self._reported, self.stats
+        if now.records > last.records:
+            log.info(
+                "progress: %d records read, %d events applied, %d dead-lettered in %.0fs "
+                "(%d records since start)",
+                now.records - last.records,
+                now.applied - last.applied,
+                now.dead_lettered - last.dead_lettered,
+                elapsed,
+                now.records,
+            )
+        self._reported, self._reported_at = replace(now), time.monotonic()
 
     def rewind(self) -> None:
         """Seek every assigned partition back to the offsets stored in Neo4j."""
@@ -201,15 +241,24 @@ class Projector:
         return self.stats
 
     def run(self) -> Stats:
-        """Process until `stop` is set (the long-running `provgraph projector`)."""
+        """Process until `stop` is set (the long-running `provgraph projector`).
+
+        A Kafka error pauses the loop, with the same capped exponential backoff as a Neo4j
+        outage, reset by the next step that succeeds: a fixed long pause would leave the
+        projector idle for that long after Kafka is back.
+        """
+        delay = self.settings.projector_backoff_initial_s
         while not self.stop.is_set():
             try:
                 self.step()
             except KafkaError as exc:
-                log.warning("Kafka error, pausing before the next poll: %s", exc)
-                self.stop.wait(self.settings.projector_backoff_max_s)
+                log.warning("Kafka error, pausing %.1fs before the next poll: %s", delay, exc)
+                self.stop.wait(delay)
+                delay = min(delay * 2, self.settings.projector_backoff_max_s)
+                continue
             except Stopped:
                 break
+            delay = self.settings.projector_backoff_initial_s
         return self.stats
 
     def close(self) -> None:

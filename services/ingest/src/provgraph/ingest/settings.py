@@ -34,7 +34,17 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     # projector on a loaded 2-core machine (it lost its membership twice while working
     # through a 1M-event backlog; harmless for the graph, but a rebalance each time).
     projector_session_timeout_ms: int = 30_000
-    # Retries while Neo4j is unavailable: exponential from the first delay, capped.
+    # Retries while Neo4j (or, for the dead-letter topic, Kafka) is unavailable: exponential
+    # from the first delay, capped.
     projector_backoff_initial_s: float = 0.5
     projector_backoff_max_s: float = 10.0
+    # The consumer's reconnect attempts while a broker is down: exponential from 50 ms, capped
+    # here. kafka-python's own cap, 30 s, left a projector idle for up to half a minute after
+    # the broker was back; once a second is still no busy loop.
+    projector_reconnect_backoff_max_ms: int = 1000
+    # `provgraph services status` reports a projector as degraded when events are pending
+    # and it made no progress (no Kafka commit) for this long.
+    projector_stalled_after_s: float = 30.0
+    # An INFO progress line at most this often, and only when records were read.
+    projector_progress_log_s: float = 60.0
     dead_letter_timeout_s: float = 30.0

@@ -1,7 +1,8 @@
 """`provgraph reproduce | diff | trace | whois`: provenance questions from the terminal.
 
 Each command reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project
-readable. Exit codes: 0 answered, 1 not found, 2 invalid argument, 3 Neo4j unavailable.
+readable. Exit codes: 0 answered, 1 not found, 2 invalid argument or a setting missing or wrong
+(no password, Neo4j unreachable: the command line's main says which, in one line).
 """
 
 from __future__ import annotations
@@ -9,14 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from neo4j import Driver
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
-from provgraph.core.errors import NotFoundError, ProvgraphError, UnavailableError
+from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Direction, Scope
 from provgraph.query.read.reader import GraphReader
@@ -25,7 +25,7 @@ from provgraph.query.recipes.trace import render_tree
 from provgraph.query.recipes.whois import ProgressLine, hash_file, render_whois, whois_report
 from provgraph.query.settings import QuerySettings
 
-NOT_FOUND, INVALID, UNAVAILABLE = 1, 2, 3
+NOT_FOUND = 1
 
 
 @contextmanager
@@ -33,28 +33,12 @@ def _connect() -> Iterator[tuple[Driver, QuerySettings]]:
     settings = QuerySettings()
     driver = settings.neo4j_driver()
     try:
+        # Fails at once on a wrong password or an unreachable server, where a read would be
+        # retried by the driver for half a minute first.
+        driver.verify_connectivity()
         yield driver, settings
     finally:
         driver.close()
-
-
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Expected failures as one line on stderr and an exit code, never a traceback."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except InvalidArgumentError as exc:
-            print(f"provgraph: {exc.code}: {exc.message}", file=sys.stderr)
-            return INVALID
-        except (ServiceUnavailable, SessionExpired, UnavailableError) as exc:
-            print(f"provgraph: {UnavailableError.code}: Neo4j: {exc}", file=sys.stderr)
-            return UNAVAILABLE
-        except ProvgraphError as exc:
-            print(f"provgraph: {exc.code}: {exc.message}", file=sys.stderr)
-            return INVALID
-
-    return run
 
 
 def _print_json(value: Any) -> None:
@@ -79,9 +63,10 @@ def _reproduce(args: argparse.Namespace) -> int:
 def _diff(args: argparse.Namespace) -> int:
     with _connect() as (driver, settings):
         recipe = Recipes(driver, settings.neo4j_database, timeout_s=settings.read_timeout_s)
-        answer = recipe.diff(args.a, args.b, Scope.everything())
-    if answer is None:
-        return _not_found(f"{args.a} or {args.b}")
+        try:
+            answer = recipe.diff(args.a, args.b, Scope.everything())
+        except NotFoundError as exc:  # it names the side(s) missing
+            return _not_found(exc.message)
     _print_json(answer)
     return 0
 
@@ -121,26 +106,30 @@ def _whois(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the query commands to the `provgraph` parser."""
+    # Expected failures (InvalidArgumentError, an unreachable Neo4j) reach the command line's
+    # main, which prints them as one line with exit code 2.
     p = sub.add_parser("reproduce", help="the complete recipe of a model version or checkpoint")
-    p.add_argument("id", help="a model version or checkpoint id")
-    p.set_defaults(func=_guarded(_reproduce))
+    p.add_argument("id", help="a model version or checkpoint id, e.g. model:demo-llm/chat-1b@1.0.0")
+    p.set_defaults(func=_reproduce)
 
     p = sub.add_parser("diff", help="what changed between two runs or two model versions")
-    p.add_argument("a")
-    p.add_argument("b")
-    p.set_defaults(func=_guarded(_diff))
+    p.add_argument("a", help="the earlier run or model version, e.g. run:demo-pretrain-001")
+    p.add_argument("b", help="the later one, of the same kind, e.g. run:demo-finetune-001")
+    p.set_defaults(func=_diff)
 
     p = sub.add_parser("trace", help="the lineage of a node as a tree")
-    p.add_argument("id")
+    p.add_argument(
+        "id", help="any node id, e.g. model:demo-llm/chat-1b@1.0.0 or dataset:demo-llm/instruct"
+    )
     way = p.add_mutually_exclusive_group()
     way.add_argument("--up", action="store_true", help="towards the sources (the default)")
     way.add_argument("--down", action="store_true", help="towards what depends on it")
-    p.add_argument("--depth", type=int, default=5)
-    p.set_defaults(func=_guarded(_trace))
+    p.add_argument("--depth", type=int, default=5, help="levels to follow (default 5)")
+    p.set_defaults(func=_trace)
 
     p = sub.add_parser("whois", help="what a local file is and where it came from")
-    p.add_argument("path")
+    p.add_argument("path", help="a local file, e.g. ./checkpoints/step-1000.pt (hashed here)")
     p.add_argument("--algorithm", default="sha256", help="hash algorithm (default sha256)")
     p.add_argument("--depth", type=int, default=5, help="upstream depth to show")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.set_defaults(func=_guarded(_whois))
+    p.set_defaults(func=_whois)

@@ -51,7 +51,7 @@ async def post_lineage(
 ) -> IngestAccepted:
     """One OpenLineage event (RunEvent, DatasetEvent or JobEvent) as a JSON object."""
     items = _items_of(names, batch=False)
-    return await accept(request, context, (log, caller), items, status=201)
+    return await accept(request, context, (log, caller), items)
 
 
 @openlineage_router.post("/lineage/batch", status_code=201, response_model=IngestAccepted)
@@ -60,7 +60,7 @@ async def post_lineage_batch(
 ) -> IngestAccepted:
     """A JSON array of OpenLineage events: all are appended, or none when one is invalid."""
     items = _items_of(names, batch=True)
-    return await accept(request, context, (log, caller), items, status=201)
+    return await accept(request, context, (log, caller), items)
 
 
 def _items_of(names: NamespaceMap, *, batch: bool) -> Callable[[bytes], list[Any]]:

@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar, cast
 import strawberry
 from strawberry.scalars import JSON
 
+from provgraph.query.graphql.ids import CheckedIds
 from provgraph.query.read.model import NodeView
 from provgraph.schemas.storage import decode_json, record_key
 
@@ -32,11 +33,13 @@ class Viewed(Protocol):
 
 
 def field(description: str | None = None, *, name: str | None = None) -> Callable[[F], F]:
-    """`@strawberry.field(...)` as a typed decorator (strawberry types that call as Any).
+    """`@strawberry.field(...)` as a typed decorator (strawberry types that call as Any), for
+    a field with a resolver: its `ID` arguments are checked first (`graphql.ids.CheckedIds`).
 
     The resolver stays a plain method for the type checker; strawberry still sees its field.
     """
-    return cast(Callable[[F], F], strawberry.field(description=description, name=name))
+    declared = strawberry.field(description=description, name=name, extensions=[CheckedIds()])
+    return cast(Callable[[F], F], declared)
 
 
 # ---- values, as GraphQL wants them ---------------------------------------------------------

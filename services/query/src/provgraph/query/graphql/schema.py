@@ -19,6 +19,7 @@ from provgraph.query.graphql.errors import StructuredErrors, is_expected
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
 from provgraph.query.graphql.query import LookupQuery
+from provgraph.query.graphql.router import ProvenanceRouter
 from provgraph.query.graphql.traversals import TraversalQuery
 from provgraph.query.read.model import Scope
 from provgraph.query.read.ports import ReadModel
@@ -85,4 +86,4 @@ def make_router(
     settings: QuerySettings, context: Callable[[Request], Awaitable[GraphContext]]
 ) -> GraphQLRouter[GraphContext, None]:
     """The `/graphql` router (GraphiQL for browsers); `context` builds each request's context."""
-    return GraphQLRouter(make_schema(settings), context_getter=context, graphql_ide="graphiql")
+    return ProvenanceRouter(make_schema(settings), context_getter=context, graphql_ide="graphiql")

@@ -7,6 +7,7 @@ from typing import Annotated
 import strawberry
 from strawberry.scalars import JSON
 
+from provgraph.query.errors import missing_sides
 from provgraph.query.graphql.args import NodeType, bounded, labels, stamp
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import field
@@ -72,16 +73,17 @@ class TraversalQuery:
             ctx.reader.paths, str(from_), str(to), ctx.scope, max_depth=max_depth
         )
         if found is None:
-            raise missing(f"{from_} or {to}")
+            # Say which end is missing: both are read again only on this failure path.
+            ends = {"from": str(from_), "to": str(to)}
+            views = await ctx.loaders.node(None).load_many(list(ends.values()))
+            found_ends = zip(ends.items(), views, strict=True)
+            raise missing_sides({name: (given, view) for (name, given), view in found_ends})
         return [GraphPath.of(p) for p in found]
 
     @field(description="What changed between two runs or two model versions, walked up the chain.")
     async def diff(self, info: Info, a: strawberry.ID, b: strawberry.ID) -> JSON | None:
         ctx = info.context
-        found = await ctx.call(ctx.recipes.diff, str(a), str(b), ctx.scope)
-        if found is None:
-            raise missing(f"{a} or {b}")
-        return JSON(found)
+        return JSON(await ctx.call(ctx.recipes.diff, str(a), str(b), ctx.scope))
 
     @field(description="The full recipe of a model version or checkpoint.")
     async def reproduce(self, info: Info, id: strawberry.ID) -> JSON | None:

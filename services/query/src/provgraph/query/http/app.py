@@ -19,12 +19,14 @@ from provgraph.authz.web import authenticate
 from provgraph.authz.wiring import build_authenticator
 from provgraph.core.errors import UnavailableError
 from provgraph.core.http import error_response, install_error_handlers
+from provgraph.core.metrics import AnswerObserver
 from provgraph.query.graphql.context import GraphContext
+from provgraph.query.graphql.ide import serves_the_ide
 from provgraph.query.graphql.schema import make_router
 from provgraph.query.http import cypher, probes, rest
 from provgraph.query.http.deps import QueryContext, get_context, get_reader, get_recipes, scope_for
 from provgraph.query.http.guard import CypherGuard
-from provgraph.query.http.metrics import MetricsMiddleware, QueryMetrics
+from provgraph.query.http.metrics import QueryMetrics
 from provgraph.query.http.readiness import Readiness, neo4j_probe
 from provgraph.query.read.model import Scope
 from provgraph.query.read.reader import GraphReader
@@ -76,14 +78,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             await run_in_threadpool(driver.close)
 
 
-def _opens_the_ide(request: Request) -> bool:
-    """A browser asking for the GraphiQL page: a GET without a query, which runs nothing."""
-    return request.method == "GET" and "query" not in request.query_params
-
-
 async def _authenticate_graphql(request: Request) -> None:
     """Every GraphQL request needs a token; the GraphiQL page itself does not."""
-    if not _opens_the_ide(request):
+    if not serves_the_ide(request):
         await authenticate(request)
 
 
@@ -92,7 +89,7 @@ async def _graphql_context(request: Request) -> GraphContext:
     context = get_context(request)
     reader, recipes = get_reader(context), get_recipes(context)
     # The GraphiQL page has no caller: its context (never used to read) may read nothing.
-    scope = Scope(frozenset()) if _opens_the_ide(request) else scope_for(request)
+    scope = Scope(frozenset()) if serves_the_ide(request) else scope_for(request)
     return GraphContext(context.settings, reader, recipes, scope)
 
 
@@ -104,7 +101,7 @@ def create_app(
     app = FastAPI(title="provgraph query", version=__version__, lifespan=_lifespan)
     context = QueryContext(settings, QueryMetrics(), driver=driver, owns_driver=driver is None)
     app.state.query = context
-    app.add_middleware(MetricsMiddleware, metrics=context.metrics)
+    app.add_middleware(AnswerObserver, on_answer=context.metrics.observe)
     install_error_handlers(app)
     app.add_exception_handler(Neo4jError, _on_neo4j_error)
     app.add_exception_handler(DriverError, _on_neo4j_error)

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from typing import Annotated, TypeVar
 
 import neo4j
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
 from provgraph.authz.web import principal_of
 from provgraph.core.errors import UnavailableError
 from provgraph.query.http.guard import CypherGuard
 from provgraph.query.http.metrics import QueryMetrics
 from provgraph.query.http.readiness import Readiness
+from provgraph.query.ids import checked_id
 from provgraph.query.read.model import Scope
 from provgraph.query.read.ports import ReadModel
 from provgraph.query.recipes.service import Recipes
@@ -81,7 +82,13 @@ def scope_for(request: Request) -> Scope:
     return Scope.everything() if readable is None else Scope(readable)
 
 
+def node_id_param(node_id: Annotated[str, Query(alias="nodeId", min_length=1)]) -> str:
+    """The `nodeId` query parameter, a well-formed id (`invalid_id` otherwise)."""
+    return checked_id("nodeId", node_id)
+
+
 SettingsDep = Annotated[QuerySettings, Depends(get_settings)]
+NodeIdParam = Annotated[str, Depends(node_id_param)]
 ReaderDep = Annotated[ReadModel, Depends(get_reader)]
 GuardDep = Annotated[CypherGuard, Depends(get_guard)]
 ReadinessDep = Annotated[Readiness, Depends(get_readiness)]

@@ -22,7 +22,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from provgraph.authz.web import authenticate
 from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.http.deps import ReaderDep, SettingsDep, scope_for
+from provgraph.query.http.deps import NodeIdParam, ReaderDep, SettingsDep, scope_for
 from provgraph.query.read.model import Direction, EdgeView, Lineage, NodeView
 
 MARQUEZ_TYPES = {
@@ -47,7 +47,7 @@ def get_lineage(
     request: Request,
     reader: ReaderDep,
     settings: SettingsDep,
-    node_id: Annotated[str, Query(alias="nodeId", min_length=1)],
+    node_id: NodeIdParam,
     depth: Annotated[int | None, Query()] = None,
 ) -> dict[str, Any]:
     """The lineage around `nodeId`, both directions, up to `depth` (default, max: settings)."""

@@ -241,8 +241,8 @@ MATCH (src:{Label.ENTITY} {{id: $src}}) WHERE {visible("src")}
 MATCH (dst:{Label.ENTITY} {{id: $dst}}) WHERE {visible("dst")}
 RETURN COLLECT {{
     MATCH p = ALL SHORTEST (src){step}{{1,{_bounded(max_depth)}}}(dst)
+    WITH p ORDER BY [x IN nodes(p) | x.id] LIMIT $fetch  // the same paths, in the same order
     RETURN {_path("p")}
-    LIMIT $fetch
 }} AS paths
 """
 

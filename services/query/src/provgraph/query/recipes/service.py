@@ -10,7 +10,7 @@ from typing import Any
 
 from neo4j import Driver
 
-from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.errors import InvalidArgumentError, missing_sides
 from provgraph.query.read.model import Scope
 from provgraph.query.read.recipe_reads import RecipeReads, Record
 from provgraph.query.read.session import ReadSession
@@ -71,13 +71,13 @@ class Recipes:
             "gaps": builder.gaps,
         }
 
-    def diff(self, a: str, b: str, scope: Scope) -> dict[str, Any] | None:
+    def diff(self, a: str, b: str, scope: Scope) -> dict[str, Any]:
         """Two runs or two model versions compared, and the chain walked up to where the
-        difference started; None when either is missing."""
+        difference started; `not_found` naming the side(s) missing (or unreadable)."""
         graph = self._graph(scope)
         left, right = graph.artifact(a), graph.artifact(b)
         if left is None or right is None:
-            return None
+            raise missing_sides({"a": (a, left), "b": (b, right)})
         kind = left["type"]
         if kind != right["type"] or kind not in _DIFFABLE:
             raise InvalidArgumentError(

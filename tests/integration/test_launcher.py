@@ -70,6 +70,20 @@ def test_managed_process_stops_exactly_what_it_started(tmp_path: Path) -> None:
         other.wait()
 
 
+def test_a_process_just_started_is_found_alive_not_taken_for_dead(tmp_path: Path) -> None:
+    """Between fork and exec /proc shows the parent's cmdline, without the marker: `start`
+    returns only after the exec, so a process that is only starting is never reported dead
+    (which `services up` answered with "exited at startup" and an empty log)."""
+    marker = f"provgraph-fresh-{os.getpid()}"
+    for n in range(10):
+        proc = ManagedProcess("fresh", tmp_path / f"{n}.pid", tmp_path / f"{n}.log", marker)
+        pid = proc.start([sys.executable, "-c", "import time; time.sleep(60)", marker])
+        try:
+            assert proc.pid() == pid
+        finally:
+            proc.stop(timeout_s=10)
+
+
 def test_stale_pid_file_of_another_process_is_ignored(tmp_path: Path) -> None:
     proc = ManagedProcess("x", tmp_path / "x.pid", tmp_path / "x.log", "provgraph-marker-absent")
     proc.pid_file.write_text(f"{os.getpid()}\n")  # alive, but not ours

@@ -51,6 +51,9 @@ class ManagedProcess:
                 start_new_session=True,
             )
         self.pid_file.write_text(f"{proc.pid}\n")
+        # Until the child has exec'd, /proc shows the parent's cmdline without the marker, and
+        # `pid()` would call a process that is only starting dead: wait for the exec.
+        wait_until(lambda: proc.poll() is not None or _is_ours(proc.pid, self.marker), 30.0, 0.01)
         return proc.pid
 
     def stop(self, timeout_s: float = 60.0) -> bool:

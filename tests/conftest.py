@@ -24,6 +24,15 @@ pytest.register_assert_rewrite("contracts")
 _MARKERS = ("unit", "integration", "e2e")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Options of the randomised fault run (tests/e2e/test_chaos.py)."""
+    group = parser.getgroup("chaos", "the randomised fault run (tests/e2e/test_chaos.py)")
+    group.addoption("--chaos-seed", type=int, default=None, help="repeat the run of this seed")
+    group.addoption(
+        "--chaos-long", action="store_true", help="ten minutes of faults, not the short form"
+    )
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark each test by its folder, so `-m unit` and `-m integration` select reliably."""
     for item in items:

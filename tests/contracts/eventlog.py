@@ -20,6 +20,8 @@ from provgraph.schemas.events.run import MetricPoint, RunMetricsLoggedPayload
 
 Stored = tuple[int, int, bytes, bytes]
 """One record as stored: partition, offset, key, value."""
+StoredHeaders = dict[tuple[int, int], list[tuple[str, bytes]]]
+"""The headers of each stored record, by (partition, offset)."""
 
 
 def metric_event(subject: int, step: int, *, name_length: int = 4) -> RunMetricsLogged:
@@ -49,13 +51,17 @@ def batch(subjects: int = 3, per_subject: int = 4) -> list[Event]:
 class EventLogContract(ABC):
     """What every `EventLog` adapter must do; subclass it once per adapter.
 
-    A subclass provides the `log` fixture (a fresh, empty log it closes afterwards) and
-    `read_back`.
+    A subclass provides the `log` fixture (a fresh, empty log it closes afterwards),
+    `read_back` and `read_headers`.
     """
 
     @abstractmethod
     def read_back(self, log: EventLog, count: int) -> list[Stored]:
         """The records `log` stores, once at least `count` are there."""
+
+    @abstractmethod
+    def read_headers(self, log: EventLog, count: int) -> StoredHeaders:
+        """The headers of the records `log` stores, once at least `count` are there."""
 
     def test_append_answers_one_position_per_event_in_order(self, log: EventLog) -> None:
         events = batch()
@@ -97,6 +103,23 @@ class EventLogContract(ABC):
         assert raised.value.events == [big]
         stored = sorted(v for *_, v in self.read_back(log, len(good)))
         assert stored == sorted(e.to_json_bytes() for e in good)
+
+    def test_headers_are_stored_per_event_beside_the_unchanged_json(self, log: EventLog) -> None:
+        events = batch(subjects=2, per_subject=2)
+        headers = [[("provgraph-principal", f"principal:user:u{i}".encode())] for i in range(4)]
+        headers[1] = []
+        appended = log.append(events, headers=headers)
+        stored = self.read_headers(log, len(events))
+        assert [stored[(a.partition, a.offset)] for a in appended] == headers
+        values = {(p, o): v for p, o, _, v in self.read_back(log, len(events))}
+        assert [values[(a.partition, a.offset)] for a in appended] == [
+            e.to_json_bytes() for e in events
+        ]
+
+    def test_headers_must_match_the_events(self, log: EventLog) -> None:
+        with pytest.raises(ValueError, match="2 header sets for 1 events"):
+            log.append([metric_event(0, 0)], headers=[[], []])
+        assert self.read_back(log, 0) == []
 
     def test_a_reachable_log_answers_the_probe(self, log: EventLog) -> None:
         log.check_reachable()

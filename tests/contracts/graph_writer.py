@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.projection_story import Story
@@ -24,9 +25,11 @@ from support.projection_workload import Workload
 
 from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
-from provgraph.ingest.projection import project_event
+from provgraph.ingest.projection import EventMutations, LogStamp, project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
-from provgraph.schemas import Event, parse_event
+from provgraph.ingest.rejections import EventConflict, RejectedEvents
+from provgraph.schemas import Event, event_hash, parse_event
+from provgraph.schemas.storage import ACCESS, dotted
 
 EXAMPLES = Path(__file__).parent.parent / "schemas" / "examples" / "valid"
 COMMON = {"id", "project", "first_seen_at", "last_event_at", "placeholder"}
@@ -83,6 +86,11 @@ class GraphWriterContract(ABC):
         for at in range(0, len(changes), batch):
             writer.write(changes[at : at + batch])
         return view.canonical(self.project)
+
+    def logged(self, event: Event, minute: int, principal: str | None = None) -> EventMutations:
+        """`event` as the projector folds it from a record logged at T0 + `minute`."""
+        at = f"2024-05-01T{minute // 60:02d}:{minute % 60:02d}:00.000000Z"
+        return project_event(event, LogStamp(logged_at=at, principal=principal))
 
     def node(self, graph: CanonicalGraph, node_id: str) -> dict[str, Any]:
         props: dict[str, Any] = graph.nodes[node_id]["props"]
@@ -203,6 +211,80 @@ class GraphWriterContract(ABC):
             assert [props["first_seen_at"] for _, props, _ in used] == [
                 "2024-05-01T00:03:00.000000Z"
             ]
+
+    # -- the log's word: its time and principal ------------------------------------------------
+
+    def test_an_applied_event_keeps_its_payload_hash_log_time_and_principal(self) -> None:
+        s = self.story
+        writer, view = self.fresh()
+        writer.write(
+            [self.logged(s.started(), 7, "principal:user:alice"), project_event(s.completed(5, 2))]
+        )
+        graph = view.canonical(self.project)
+        stamped = graph.nodes[event_key(str(s.event_id(1)))]["props"]
+        assert stamped["payload_hash"] == event_hash(s.started())
+        assert (stamped["logged_at"], stamped["principal"]) == (
+            "2024-05-01T00:07:00.000000Z",
+            "principal:user:alice",
+        )
+        plain = graph.nodes[event_key(str(s.event_id(2)))]["props"]
+        assert "logged_at" not in plain and "principal" not in plain  # folded without a log
+
+    def test_grants_and_revocations_are_ordered_by_the_log_never_by_occurred_at(self) -> None:
+        s = self.story
+        # A grant claiming a far-future time, logged first; a revoke claiming the past, later.
+        grant = self.logged(s.granted(60 * 20, 1), 1)
+        revoke = self.logged(s.revoked(0, 2), 2)
+        key = dotted(ACCESS, "user:carol", "reader")
+        for order in ((grant, revoke), (revoke, grant)):
+            writer, view = self.fresh()
+            for change in order:
+                writer.write([change])
+            project = self.node(view.canonical(self.project), f"project:{self.project}")
+            assert project[key] == "revoked", order
+
+    def test_a_delete_is_dated_by_the_log(self) -> None:
+        s = self.story
+        writer, view = self.fresh()
+        writer.write([self.logged(s.started(), 1), self.logged(s.deleted(60 * 20, 9), 3)])
+        run = self.node(view.canonical(self.project), s.run)
+        assert run["deleted_at"] == "2024-05-01T00:03:00.000000Z"
+
+    # -- integrity: one event_id, one payload ---------------------------------------------------
+
+    def test_another_payload_under_an_applied_event_id_is_refused_and_the_first_stays(
+        self,
+    ) -> None:
+        s = self.story
+        first = s.completed(5, 2)
+        other = first.model_copy(update={"actor": "user:mallory"})
+        writer, view = self.fresh()
+        assert writer.write([project_event(first)]) == 1
+        before = view.canonical(self.project)
+        with pytest.raises(RejectedEvents) as refused:
+            writer.write([project_event(s.started()), project_event(other)])
+        assert list(refused.value.errors) == [(str(first.event_id), event_hash(other))]
+        assert isinstance(
+            refused.value.errors[(str(first.event_id), event_hash(other))], EventConflict
+        )
+        assert view.canonical(self.project) == before  # nothing of that batch was applied
+        assert writer.write([project_event(first)]) == 0  # the same payload: a silent no-op
+        applied = before.nodes[event_key(str(first.event_id))]["props"]
+        assert (applied["payload_hash"], applied["actor"]) == (event_hash(first), "user:t")
+
+    def test_in_one_batch_the_first_copy_wins_and_a_later_other_payload_is_refused(
+        self,
+    ) -> None:
+        s = self.story
+        first = s.completed(5, 2)
+        other = first.model_copy(update={"actor": "user:mallory"})
+        writer, view = self.fresh()
+        with pytest.raises(RejectedEvents) as refused:
+            writer.write([project_event(first), project_event(first), project_event(other)])
+        assert list(refused.value.errors) == [(str(first.event_id), event_hash(other))]
+        assert writer.write([project_event(first), project_event(first)]) == 1
+        applied = view.canonical(self.project).nodes[event_key(str(first.event_id))]["props"]
+        assert applied["payload_hash"] == event_hash(first)
 
     # -- order-insensitivity (property) -------------------------------------------------------
 

@@ -16,6 +16,16 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from provgraph.ingest.ports import DeadLetterSink, EventSource, LogRecord, PartitionOffset
+from provgraph.ingest.projection.ownership import OwnershipError
+from provgraph.ingest.rejections import EventConflict, OccurredInFuture, StoreRejected
+from provgraph.schemas import (
+    EventValidationError,
+    FieldError,
+    FutureSchemaVersionError,
+    MalformedEventError,
+    UnknownEventTypeError,
+)
+from provgraph.schemas.errors import ErrorCode
 
 Letter = tuple[bytes | None, bytes | None, dict[str, bytes]]
 """A dead letter as stored: key, value and headers."""
@@ -30,6 +40,8 @@ class Record:
     offset: int
     key: bytes | None
     value: bytes | None
+    timestamp: int = -1
+    headers: tuple[tuple[str, bytes], ...] = ()
 
 
 def seen(records: list[LogRecord]) -> list[tuple[int, int, bytes | None]]:
@@ -53,7 +65,9 @@ class EventSourceContract(ABC):
         """A new member of the test's consumer group, on the test's topic."""
 
     @abstractmethod
-    def append(self, partition: int, key: bytes, value: bytes) -> None:
+    def append(
+        self, partition: int, key: bytes, value: bytes, headers: tuple[tuple[str, bytes], ...] = ()
+    ) -> None:
         """Write one record to `partition` of the test's topic (acknowledged on return)."""
 
     def fill(self, per_partition: int = 4) -> list[tuple[int, int, bytes]]:
@@ -97,6 +111,22 @@ class EventSourceContract(ABC):
             }
         finally:
             source.close()
+
+    def test_records_carry_their_log_time_and_headers(self) -> None:
+        before = int(time.time() * 1000) - 60_000  # allows for a broker's clock a bit behind
+        self.append(0, b"k0", b"with", (("provgraph-principal", b"principal:user:alice"),))
+        self.append(0, b"k0", b"without")
+        source = self.subscribed()
+        try:
+            records = sorted(self.drain(source), key=lambda r: r.offset)
+        finally:
+            source.close()
+        assert [list(r.headers) for r in records] == [
+            [("provgraph-principal", b"principal:user:alice")],
+            [],
+        ]
+        first, second = (r.timestamp for r in records)
+        assert before < first <= second  # the log's time, in milliseconds, in log order
 
     def test_assignments_are_announced_in_the_thread_that_polls(self) -> None:
         """`on_assigned` reads the graph's offsets, which may be slow: run inside the client's
@@ -179,7 +209,8 @@ class DeadLetterSinkContract(ABC):
         """What the store holds, once it holds `count` letters (or after a timeout)."""
 
     def test_every_poison_record_is_kept_with_where_it_came_from_and_why(self) -> None:
-        bad = Record(self.TOPIC, 2, 17, b"key", b"\xffnot json")
+        stamped = (("provgraph-principal", b"principal:user:alice"),)
+        bad = Record(self.TOPIC, 2, 17, b"key", b"\xffnot json", 1, stamped)
         empty = Record(self.TOPIC, 0, 3, None, b"{}")
         sink = self.sink()
         try:
@@ -193,14 +224,47 @@ class DeadLetterSinkContract(ABC):
         ]
         first, second = (headers for _, _, headers in letters)
         assert first == {
+            "provgraph-principal": b"principal:user:alice",  # the record's own headers stay
             "source.topic": self.TOPIC.encode(),
             "source.partition": b"2",
             "source.offset": b"17",
+            "provgraph-reason": b"contract",
+            "provgraph-error": b"not JSON",
             "error.class": b"ValueError",
             "error.message": b"not JSON",
         }
         assert (second["error.class"], second["source.offset"]) == (b"TypeError", b"3")
         assert second["error.message"] == b"x" * 4096  # long messages are cut, values kept
+        assert second["provgraph-error"] == b"x" * 4096
+
+    def test_each_dead_letter_names_its_reason_and_its_error_on_one_line(self) -> None:
+        def field(code: ErrorCode) -> list[FieldError]:
+            return [FieldError("event_type", "line one\nline two", code)]
+
+        errors: list[tuple[BaseException, bytes]] = [
+            (MalformedEventError(field(ErrorCode.MALFORMED)), b"contract"),
+            (EventValidationError(field(ErrorCode.WRONG_TYPE)), b"contract"),
+            (RecursionError("maximum recursion depth exceeded"), b"contract"),
+            (UnknownEventTypeError(field(ErrorCode.UNKNOWN_EVENT_TYPE)), b"unknown_type"),
+            (
+                FutureSchemaVersionError(field(ErrorCode.FUTURE_SCHEMA_VERSION)),
+                b"unsupported_version",
+            ),
+            (StoreRejected("CypherTypeError: a map"), b"store_rejected"),
+            (EventConflict("event_id e already stands for sha256:a"), b"conflict"),
+            (OwnershipError("run:r belongs to project b"), b"ownership"),
+            (OccurredInFuture("occurred_at is 1h ahead"), b"occurred_at_in_future"),
+        ]
+        poison = [(Record(self.TOPIC, 0, i, b"k", b"v"), e) for i, (e, _) in enumerate(errors)]
+        sink = self.sink()
+        try:
+            sink.send(poison)  # type: ignore[arg-type]
+        finally:
+            sink.close()
+        letters = self.letters(len(errors))
+        assert [h["provgraph-reason"] for _, _, h in letters] == [code for _, code in errors]
+        assert all(b"\n" not in h["provgraph-error"] for _, _, h in letters)
+        assert letters[0][2]["provgraph-error"] == b"event_type: line one line two"
 
     def test_sending_nothing_stores_nothing(self) -> None:
         sink = self.sink()

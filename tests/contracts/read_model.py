@@ -102,14 +102,22 @@ _EDGES: dict[str, tuple[str, str, str, str, dict[str, Any]]] = {
     "spy-r9": ("spy", "GENERATED_BY", "r9", T2, {}),
     "shadow-spy": ("shadow", "SERVES", "spy", T2, {"traffic_share": 0.5}),
 }
-# node: (event, type, occurred at), newest last
+# node: (event, type, occurred at, the event's project), newest last. Events of `b` touch
+# nodes of `a` (b's run read a's data, started from a's run): a reader of `a` alone must not
+# see them.
 _EVENTS = {
     "r1": [
-        ("e1", "run.started", T2),
-        ("e2", "run.metrics.logged", T2),
-        ("e3", "run.completed", T3),
+        ("e1", "run.started", T2, "a"),
+        ("e2", "run.metrics.logged", T2, "a"),
+        ("e3", "run.completed", T3, "a"),
+        ("x1", "run.started", T3, "b"),
     ],
-    "r9": [("e9", "run.started", T2)],
+    "r9": [("e9", "run.started", T2, "b")],
+    "web1": [
+        ("e0", "dataset.version.registered", T1, "a"),
+        ("x9", "run.started", T2, "b"),
+        ("x8", "run.completed", T3, "b"),
+    ],
 }
 
 
@@ -139,9 +147,18 @@ class ContractGraph:
             )
         for key, events in _EVENTS.items():
             node = self.nodes[key]
+            projects = {owner: self.a if owner == "a" else self.b for *_, owner in events}
             self.history[node.id] = [
-                HistoryEntry(f"{node.project}-{e}", kind, at, PRODUCER, "user:test", node.id)
-                for e, kind, at in events
+                HistoryEntry(
+                    f"{projects[owner]}-{e}",
+                    kind,
+                    at,
+                    PRODUCER,
+                    "user:test",
+                    node.id,
+                    projects[owner],
+                )
+                for e, kind, at, owner in events
             ]
 
     def _named(self, value: Any) -> Any:
@@ -149,6 +166,11 @@ class ContractGraph:
 
     def id(self, key: str) -> str:
         return self.nodes[key].id
+
+    def events_of(self, key: str, projects: set[str]) -> list[HistoryEntry]:
+        """The events of `projects` that touched node `key`, oldest first."""
+        events = [e for e in self.history.get(self.id(key), []) if e.project in projects]
+        return sorted(events, key=lambda e: (e.occurred_at, e.event_id))
 
     def views(self, *keys: str) -> list[NodeView]:
         return [self.nodes[k] for k in keys]
@@ -317,7 +339,7 @@ class ReadModelContract:
     ) -> None:
         only_a, both = self.scopes(graph)
         r1, r9 = graph.id("r1"), graph.id("r9")
-        events = graph.history[r1]
+        events = graph.events_of("r1", {graph.a})
         first = reader.history(r1, only_a, first=2)
         assert first is not None and first.next_cursor is not None
         assert first.items == (events[2], events[1])
@@ -327,6 +349,31 @@ class ReadModelContract:
         r9_page = reader.history(r9, both)
         assert r9_page is not None and r9_page.items == tuple(graph.history[r9])
         assert reader.history("run:nowhere", both) is None
+
+    def test_history_leaves_out_events_of_unreadable_projects(
+        self, reader: ReadModel, graph: ContractGraph
+    ) -> None:
+        only_a, both = self.scopes(graph)
+        for key in ("r1", "web1"):
+            node = graph.id(key)
+            mine = reader.history(node, only_a)
+            assert mine is not None and mine.next_cursor is None
+            assert mine.items == tuple(reversed(graph.events_of(key, {graph.a})))
+            assert {e.project for e in mine.items} == {graph.a}
+            whole = reader.history(node, both)
+            assert whole is not None
+            assert whole.items == tuple(reversed(graph.events_of(key, {graph.a, graph.b})))
+            assert {e.project for e in whole.items} == {graph.a, graph.b}
+        # Page by page, the hidden events never show up nor leave a gap in the cursor.
+        web1, seen, after = graph.id("web1"), [], None
+        while True:
+            page = reader.history(web1, only_a, first=1, after=after)
+            assert page is not None
+            seen += page.items
+            if page.next_cursor is None:
+                break
+            after = page.next_cursor
+        assert seen == list(reversed(graph.events_of("web1", {graph.a})))
 
     # ---- traversals ----------------------------------------------------------------------------
 

@@ -85,6 +85,16 @@ def demo_stack(
             neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=name)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The chaos run's time limit follows its length (short form or --chaos-long)."""
+    chaos = [item for item in items if item.get_closest_marker("chaos")]
+    if chaos:
+        from support.chaos import timeout_s
+
+        for item in chaos:
+            item.add_marker(pytest.mark.timeout(timeout_s(config)))
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """How many documentation examples ran, and which were skipped by design (and why)."""
     reports = [

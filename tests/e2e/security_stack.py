@@ -7,13 +7,19 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from e2e_helpers import admin_token, await_principal, start_apps
 from neo4j import Driver
 
-from provgraph.authz.admin import access_event
+from provgraph.authz.admin import access_event, token_issued
+from provgraph.authz.tokens import new_token
 from provgraph.infra.apps import Apps
 from provgraph.schemas import (
     DatasetVersionCreated,
@@ -26,6 +32,7 @@ from provgraph.schemas.events.data import DatasetVersionCreatedPayload
 from provgraph.schemas.events.experiment import RunInput, RunStartedPayload
 from provgraph.schemas.events.governance import AccessRole, EntityDeletedPayload
 from provgraph.schemas.events.model import ModelVersionRegisteredPayload
+from provgraph.schemas.events.tokens import GlobalRole
 
 PRODUCER = "https://example.com/security-test"
 CACHE_BOUND_S = 1.0  # the services' default auth_cache_s
@@ -153,3 +160,38 @@ def run_event(project: str) -> RunStarted:
 def delete_event(entity: str, project: str) -> EntityDeleted:
     payload = EntityDeletedPayload(entity=entity, reason="takedown")
     return EntityDeleted.create(**meta(project), payload=payload)
+
+
+@contextmanager
+def open_stack(home: Path, endpoints: Any, driver: Driver, prefix: str) -> Iterator[Stack]:
+    """The services on a topic of their own, every principal of `PRINCIPALS` with its token
+    and grants, and the lineage of projects A and B, all projected; removed afterwards."""
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    a, b = f"{name}-a", f"{name}-b"
+    with pytest.MonkeyPatch.context() as mp:
+        apps = start_apps(home, endpoints, name, mp, driver)
+        mp.setenv("PROVGRAPH_KAFKA_BOOTSTRAP", endpoints.kafka_bootstrap)
+        tokens = {"admin": admin_token(apps)}
+        stack = Stack(apps, driver, a, b, tokens, {})
+        setup: list[Event] = []
+        for who, (roles, grants) in PRINCIPALS.items():
+            tokens[who] = new_token()
+            principal = stack.names[who] = f"service:{name}-{who}"
+            setup.append(token_issued(principal, tokens[who], [GlobalRole(r) for r in roles], "t"))
+            setup += access_events(principal, grants, a, b)
+        # Tokens and grants travel like any event: through ingest, as the global admin.
+        assert stack.ingest("admin", setup).status_code == 202
+        assert stack.ingest("admin", lineage_events(a, b)).status_code == 202
+        for who in PRINCIPALS:
+            await_principal(driver, tokens[who])
+        await_true(
+            driver,
+            "MATCH (e:AppliedEvent) WHERE e.project IN $p RETURN count(e) >= $n",
+            p=[a, b],
+            n=len(setup) - len(PRINCIPALS) + 5,
+        )
+        try:
+            yield stack
+        finally:
+            apps.down()
+            driver.execute_query("MATCH (n) WHERE n.project IN $p DETACH DELETE n", p=[a, b])

@@ -14,17 +14,15 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_helpers import admin_token, await_principal, start_apps
+from e2e_helpers import await_principal
 from neo4j import Driver
 from security_stack import (
     CACHE_BOUND_S,
-    PRINCIPALS,
     PRODUCER,
     Stack,
-    access_events,
     await_true,
     delete_event,
-    lineage_events,
+    open_stack,
     run_event,
 )
 
@@ -32,42 +30,14 @@ from provgraph.authz.admin import access_event, token_issued
 from provgraph.authz.tokens import new_token
 from provgraph.schemas import Event
 from provgraph.schemas.events.governance import AccessRole
-from provgraph.schemas.events.tokens import GlobalRole
 
 
 @pytest.fixture(scope="module")
 def stack(
     tmp_path_factory: pytest.TempPathFactory, endpoints: Any, neo4j_driver: Driver
 ) -> Iterator[Stack]:
-    name = f"t-sec-{uuid.uuid4().hex[:8]}"
-    a, b = f"{name}-a", f"{name}-b"
-    with pytest.MonkeyPatch.context() as mp:
-        apps = start_apps(tmp_path_factory.mktemp("sec"), endpoints, name, mp, neo4j_driver)
-        mp.setenv("PROVGRAPH_KAFKA_BOOTSTRAP", endpoints.kafka_bootstrap)
-        tokens = {"admin": admin_token(apps)}
-        stack = Stack(apps, neo4j_driver, a, b, tokens, {})
-        setup: list[Event] = []
-        for who, (roles, grants) in PRINCIPALS.items():
-            tokens[who] = new_token()
-            principal = stack.names[who] = f"service:{name}-{who}"
-            setup.append(token_issued(principal, tokens[who], [GlobalRole(r) for r in roles], "t"))
-            setup += access_events(principal, grants, a, b)
-        # Tokens and grants travel like any event: through ingest, as the global admin.
-        assert stack.ingest("admin", setup).status_code == 202
-        assert stack.ingest("admin", lineage_events(a, b)).status_code == 202
-        for who in PRINCIPALS:
-            await_principal(neo4j_driver, tokens[who])
-        await_true(
-            neo4j_driver,
-            "MATCH (e:AppliedEvent) WHERE e.project IN $p RETURN count(e) >= $n",
-            p=[a, b],
-            n=len(setup) - len(PRINCIPALS) + 5,
-        )
-        try:
-            yield stack
-        finally:
-            apps.down()
-            neo4j_driver.execute_query("MATCH (n) WHERE n.project IN $p DETACH DELETE n", p=[a, b])
+    with open_stack(tmp_path_factory.mktemp("sec"), endpoints, neo4j_driver, "t-sec") as stack:
+        yield stack
 
 
 # --- authentication -------------------------------------------------------------------------

@@ -8,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
 from provgraph.schemas import (
+    AccessGranted,
+    AccessRevoked,
     CheckpointSaved,
     DeploymentCreated,
     DeploymentUpdated,
@@ -31,7 +33,12 @@ from provgraph.schemas.events.deployment import (
     ServedModel,
 )
 from provgraph.schemas.events.experiment import RunInput, RunStartedPayload
-from provgraph.schemas.events.governance import EntityDeletedPayload
+from provgraph.schemas.events.governance import (
+    AccessGrantedPayload,
+    AccessRevokedPayload,
+    AccessRole,
+    EntityDeletedPayload,
+)
 from provgraph.schemas.events.run import (
     MetricPoint,
     RunCompletedPayload,
@@ -113,3 +120,15 @@ class Story:
     def deployment_updated(self, minute: int, n: int) -> Event:
         payload = DeploymentUpdatedPayload(name="d", serves=(ServedModel(model_version=self.mv2),))
         return self.ev(DeploymentUpdated, payload, minute, n)
+
+    def granted(self, minute: int, n: int, principal: str = "user:carol") -> Event:
+        payload = AccessGrantedPayload(
+            principal=principal, project=self.project, role=AccessRole.READER
+        )
+        return self.ev(AccessGranted, payload, minute, n)
+
+    def revoked(self, minute: int, n: int, principal: str = "user:carol") -> Event:
+        payload = AccessRevokedPayload(
+            principal=principal, project=self.project, role=AccessRole.READER
+        )
+        return self.ev(AccessRevoked, payload, minute, n)

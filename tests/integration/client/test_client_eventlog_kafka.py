@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import closing
 
 import pytest
-from contracts.eventlog import EventLogContract, Stored, metric_event
+from contracts.eventlog import EventLogContract, Stored, StoredHeaders, metric_event
 from kafka import KafkaConsumer
 
 from provgraph.client.errors import RejectedError, TransportError
@@ -19,6 +19,15 @@ def read_records(
     bootstrap: str, topic: str, expected: int, timeout_s: float = 30.0
 ) -> list[Stored]:
     """Every record of `topic` once at least `expected` arrived (or the timeout ran out)."""
+    return [
+        (p, o, k, v) for p, o, k, v, _ in read_with_headers(bootstrap, topic, expected, timeout_s)
+    ]
+
+
+def read_with_headers(
+    bootstrap: str, topic: str, expected: int, timeout_s: float = 30.0
+) -> list[tuple[int, int, bytes, bytes, list[tuple[str, bytes]]]]:
+    """Every record of `topic` with its headers once at least `expected` arrived."""
     consumer = KafkaConsumer(
         topic,
         bootstrap_servers=bootstrap,
@@ -26,11 +35,11 @@ def read_records(
         enable_auto_commit=False,
         consumer_timeout_ms=1_000,
     )
-    out: list[Stored] = []
+    out: list[tuple[int, int, bytes, bytes, list[tuple[str, bytes]]]] = []
     deadline = time.monotonic() + timeout_s
     try:
         while time.monotonic() < deadline:
-            out += [(m.partition, m.offset, m.key, m.value) for m in consumer]
+            out += [(m.partition, m.offset, m.key, m.value, list(m.headers)) for m in consumer]
             if len(out) >= expected:
                 break
     finally:
@@ -47,6 +56,10 @@ class TestKafkaEventLog(EventLogContract):
     def read_back(self, log: EventLog, count: int) -> list[Stored]:
         assert isinstance(log, KafkaEventLog)
         return read_records(log.bootstrap, log.topic, count)
+
+    def read_headers(self, log: EventLog, count: int) -> StoredHeaders:
+        assert isinstance(log, KafkaEventLog)
+        return {(p, o): h for p, o, _, _, h in read_with_headers(log.bootstrap, log.topic, count)}
 
 
 def test_a_missing_topic_fails_the_probe(kafka_bootstrap: str) -> None:

@@ -7,6 +7,7 @@ projector_faults.py) as a child process with its output in a log file; the
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -17,9 +18,15 @@ from pathlib import Path
 from kafka import KafkaProducer
 from neo4j import Driver
 
+from provgraph.ingest.batch import logged_time, principal_of
+from provgraph.ingest.kafka_source import read_log
+from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.projection import LogStamp, project_event
+from provgraph.ingest.projection.canonical import CanonicalGraph
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import Event
+from provgraph.schemas.storage import format_time
 
 # Small batches, so a few hundred events make a dozen batches and a crash lands mid-stream.
 MAX_BATCH = 25
@@ -124,3 +131,28 @@ def wait_for(
 def applied_records(driver: Driver, topic: str) -> int:
     """How many log records Neo4j says it has applied (stored offsets + 1, summed)."""
     return sum(o + 1 for o in GraphWriter(driver).read_offsets(topic).values())
+
+
+def log_stamps(settings: IngestSettings) -> dict[str, LogStamp]:
+    """Per event_id, what the log says about its first copy: when the log received it and the
+    principal stamped on it (the first copy in a partition is the one applied)."""
+    stamps: dict[str, LogStamp] = {}
+    for batch in read_log(settings):
+        for record in sorted(batch, key=lambda r: (r.partition, r.offset)):
+            try:
+                event_id = str(json.loads(record.value)["event_id"])
+            except Exception:  # not an event (some hostile records are not even JSON)
+                continue
+            logged = logged_time(record)
+            stamp = LogStamp(format_time(logged) if logged else None, principal_of(record))
+            stamps.setdefault(event_id, stamp)
+    return stamps
+
+
+def fold_as_logged(settings: IngestSettings, events: list[Event], project: str) -> CanonicalGraph:
+    """The in-memory fold of the events a test produced, each stamped as the log received it:
+    what the projector must have built (an independent check of the log's own fold)."""
+    stamps, graph = log_stamps(settings), MemoryGraph()
+    for event in events:
+        graph.apply(project_event(event, stamps[str(event.event_id)]))
+    return graph.canonical(project)

@@ -24,6 +24,7 @@ from neo4j import Driver, GraphDatabase
 from projector_processes import (
     ProjectorProcess,
     applied_records,
+    fold_as_logged,
     produce,
     send,
     wait_for,
@@ -32,7 +33,6 @@ from support.projection_workload import Workload
 
 from provgraph.core.eventlog import ensure_topics
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.verify import verify
 from provgraph.ingest.writer import GraphWriter
@@ -75,9 +75,10 @@ def _dead_letter_count(settings: IngestSettings) -> int:
 def _assert_converged(
     settings: IngestSettings, driver: Driver, project: str, events: list[Event], log_len: int
 ) -> None:
-    """Graph == fold of the log == fold of what was produced; each event once; no DLQ."""
+    """Graph == fold of the log == fold of what was produced (stamped as the log received it);
+    each event once; no DLQ."""
     assert verify(settings, driver, project) == []
-    assert read_graph(driver, project) == MemoryGraph().fold(events).canonical(project)
+    assert read_graph(driver, project) == fold_as_logged(settings, events, project)
     assert _applied_event_count(driver, project) == len({e.event_id for e in events})
     assert applied_records(driver, settings.events_topic) == log_len
     assert _dead_letter_count(settings) == 0

@@ -27,9 +27,14 @@ class TestKafkaEventSource(EventSourceContract):
     def source(self) -> KafkaEventSource:
         return KafkaEventSource(self.settings)
 
-    def append(self, partition: int, key: bytes, value: bytes) -> None:
+    def append(
+        self, partition: int, key: bytes, value: bytes, headers: tuple[tuple[str, bytes], ...] = ()
+    ) -> None:
         topic = self.settings.events_topic
-        self.producer.send(topic, key=key, value=value, partition=partition).get(timeout=30)
+        sent = self.producer.send(
+            topic, key=key, value=value, partition=partition, headers=list(headers)
+        )
+        sent.get(timeout=30)
 
 
 class TestDeadLetters(DeadLetterSinkContract):

@@ -23,6 +23,7 @@ from projector_processes import ProjectorProcess, applied_records, produce, wait
 from support.projection_workload import Workload
 
 from provgraph.cli.services import projector_probe
+from provgraph.core.eventlog import ensure_topics
 from provgraph.infra.apps import Apps, AppState
 from provgraph.infra.settings import InfraSettings
 from provgraph.ingest.progress import client_id, read_group
@@ -39,6 +40,7 @@ def test_a_normal_start_says_where_it_connects_and_what_it_holds_and_no_more(
     project: str,
     projector_process: Callable[[IngestSettings], ProjectorProcess],
 ) -> None:
+    ensure_topics(settings)  # as ingest or an earlier start left them (a first start says so)
     produce(settings.kafka_bootstrap, settings.events_topic, Workload(project, 59).build(runs=2))
     process = projector_process(settings)
     process.start("--until-idle", "--timeout", "60")
@@ -48,6 +50,8 @@ def test_a_normal_start_says_where_it_connects_and_what_it_holds_and_no_more(
     assert said == [
         f"INFO projector: Kafka {settings.kafka_bootstrap} topic {topic} group {group}, "
         f"Neo4j {settings.neo4j_uri} database neo4j",
+        f"INFO redrive: 0 parked dead letters appended to {topic} again, 0 still not "
+        "understood (0 dead letters read)",
         f"INFO Neo4j database neo4j: {len(schema_statements())} constraints and indexes in "
         "place (0 created)",
         f"INFO assigned partitions [0, 1, 2] of {topic}",

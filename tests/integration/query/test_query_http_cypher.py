@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from cypher_checks import snapshot
 from fastapi.testclient import TestClient
 from neo4j import Driver
 from neo4j.exceptions import ClientError
@@ -51,22 +52,6 @@ def _cypher(client: TestClient, query: str, **parameters: Any) -> Any:
     return client.post("/v1/cypher", json={"query": query, "parameters": parameters})
 
 
-def _snapshot(driver: Driver, project: str) -> tuple[Any, ...]:
-    """What a refused query could have changed: the project's nodes, edges and properties,
-    plus the schema and labels (global, so only names are compared)."""
-    records, _, _ = driver.execute_query(
-        "MATCH (n {project: $p}) OPTIONAL MATCH (n)-[r]-() "
-        "RETURN count(DISTINCT n) AS nodes, count(DISTINCT r) AS rels, "
-        "collect(DISTINCT properties(n)) AS props",
-        p=project,
-    )
-    indexes, _, _ = driver.execute_query("SHOW INDEXES YIELD name RETURN collect(name) AS names")
-    labels, _, _ = driver.execute_query("CALL db.labels() YIELD label RETURN collect(label) AS l")
-    row = records[0]
-    props = sorted(str(sorted(p.items())) for p in row["props"])
-    return row["nodes"], row["rels"], props, sorted(indexes[0]["names"]), sorted(labels[0]["l"])
-
-
 REFUSED = {
     "create": "CREATE (:Entity {project: $p, id: $p + '-new'})",
     "merge": "MERGE (n:Entity {project: $p, id: $p + '-merged'}) RETURN n",
@@ -101,13 +86,13 @@ REFUSED = {
 def test_refused_query_changes_nothing(
     client: TestClient, neo4j_driver: Driver, graph: str, query: str
 ) -> None:
-    before = _snapshot(neo4j_driver, graph)
+    before = snapshot(neo4j_driver, graph)
     response = _cypher(client, query, p=graph)
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert error["code"] == "forbidden_query"
     assert error["message"].startswith("refused: ") and error["details"]["reason"]
-    assert _snapshot(neo4j_driver, graph) == before
+    assert snapshot(neo4j_driver, graph) == before
 
 
 @pytest.mark.parametrize(
@@ -125,16 +110,31 @@ def test_explain_names_the_query_type(
     assert _cypher(client, query, p=graph).json()["error"]["details"]["reason"].startswith(reason)
 
 
-def test_read_access_mode_refuses_writes_on_its_own(neo4j_driver: Driver, graph: str) -> None:
-    # The last layer, without the EXPLAIN check: the server refuses writes in a READ session.
+WRITES = {
+    "create": "CREATE (:Entity {project: $p})",
+    "merge": "MERGE (n:Entity {project: $p, id: $p + '-merged'}) RETURN n",
+    "set": "MATCH (n:Entity {project: $p}) SET n.hacked = true",
+    "delete": "MATCH (n:Entity {project: $p}) DETACH DELETE n",
+    "create label procedure": "CALL db.createLabel('GuardTestLabel')",
+    "create property procedure": "CALL db.createProperty('guardTestProperty')",
+}
+
+
+@pytest.mark.parametrize("query", WRITES.values(), ids=WRITES.keys())
+def test_read_access_mode_refuses_writes_on_its_own(
+    neo4j_driver: Driver, graph: str, query: str
+) -> None:
+    # The last layer alone, without the text filter or EXPLAIN: the server refuses writes in a
+    # READ transaction, whatever the query says.
     guard = CypherGuard(neo4j_driver, "neo4j", timeout_s=5, row_cap=10)
-    with guard._session() as session, pytest.raises(ClientError) as caught:
-        guard._fetch(session, "CREATE (:Entity {project: $p})", {"p": graph})
-    assert isinstance(guard._translate(caught.value), ForbiddenQueryError)
-    records, _, _ = neo4j_driver.execute_query(
-        "MATCH (n:Entity {project: $p}) WHERE n.id IS NULL RETURN count(n) AS c", p=graph
-    )
-    assert records[0]["c"] == 0
+    before = snapshot(neo4j_driver, graph)
+    with guard.session() as session, pytest.raises(ClientError) as caught:
+        guard.fetch(session, query, {"p": graph})
+    assert caught.value.code == "Neo.ClientError.Statement.AccessMode"
+    refusal = guard.translate(caught.value)
+    assert isinstance(refusal, ForbiddenQueryError)
+    assert refusal.message == "refused: the query writes, and runs in a read transaction"
+    assert snapshot(neo4j_driver, graph) == before
 
 
 def test_read_query_returns_exact_rows(client: TestClient, graph: str) -> None:

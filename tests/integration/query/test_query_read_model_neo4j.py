@@ -58,7 +58,7 @@ def load(driver: Driver, graph: ContractGraph) -> None:
                 f"MATCH (n:{Label.ENTITY} {{id: $id}}) "
                 f"CREATE (e:{APPLIED_EVENT_LABEL})-[:{TOUCHED_REL}]->(n) SET e = $props",
                 id=node.id,
-                props={**asdict(event), storage.PROJECT: node.project},
+                props=asdict(event),
             )
 
 

@@ -159,3 +159,40 @@ def test_token_fold_is_order_insensitive() -> None:
         assert props["token_hash"] == hash_token(second)
         assert props["revoked_at"] < props["token_issued_at"]
         assert list(props["global_roles"]) == []
+
+
+@pytest.mark.parametrize("role", [AccessRole.DELETE, AccessRole.ADMIN])
+def test_only_global_admins_grant_delete_and_admin(role: AccessRole) -> None:
+    project_admin = Principal("user:pa", roles={"p": frozenset({"admin"})})
+    for grantee in ("user:pa", "user:friend"):  # itself or anyone
+        grant = access_event(grantee, "p", role, "user:pa", grant=True)
+        with pytest.raises(ForbiddenError) as refused:
+            authorize_events(project_admin, [_run("p"), grant])
+        assert refused.value.status == 403
+        assert refused.value.message == (
+            f"granting the {role.value!r} role needs the global admin role"
+        )
+        assert refused.value.details == {
+            "index": 1,
+            "right": "global admin",
+            "event_type": "access.granted",
+        }
+    root = Principal("user:root", frozenset({"admin"}))
+    authorize_events(root, [access_event("user:pa", "p", role, "user:root", grant=True)])
+
+
+def test_project_admins_still_grant_the_other_roles_and_revoke() -> None:
+    project_admin = Principal("user:pa", roles={"p": frozenset({"admin"})})
+    grants = [
+        access_event("user:x", "p", role, "user:pa", grant=True)
+        for role in (AccessRole.READER, AccessRole.WRITER, AccessRole.AUDITOR)
+    ]
+    revokes = [
+        access_event("user:x", "p", role, "user:pa", grant=False)
+        for role in (AccessRole.DELETE, AccessRole.ADMIN)
+    ]
+    authorize_events(project_admin, [*grants, *revokes])
+    with pytest.raises(ForbiddenError, match="'admin' right on project 'q'"):
+        authorize_events(
+            project_admin, [access_event("user:x", "q", AccessRole.READER, "u", grant=True)]
+        )

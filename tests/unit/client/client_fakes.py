@@ -5,7 +5,13 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 
-from provgraph.client import MemoryEventLog, RejectedError, Transport, TransportError
+from provgraph.client import (
+    MemoryEventLog,
+    NotAuthorizedError,
+    RejectedError,
+    Transport,
+    TransportError,
+)
 from provgraph.schemas import Event, RunMetricsLogged
 from provgraph.schemas.events.run import MetricPoint, RunMetricsLoggedPayload
 
@@ -24,14 +30,18 @@ def metric_event(subject: int, step: int) -> RunMetricsLogged:
 
 class FakeTransport(Transport):
     """Delivers into an in-memory event log, so it refuses what the contract refuses, like the
-    real transports; `up = False` makes it fail like a broker that is down, and events of a
-    type in `reject_types` are refused as a receiver would refuse them."""
+    real transports; `up = False` makes it fail like a broker that is down, events of a
+    type in `reject_types` are refused as a receiver would refuse them, `unauthorized` makes
+    every batch a 401 and a batch holding an event about a subject in `forbidden` is refused
+    whole with a 403, as the ingest service does."""
 
     def __init__(self) -> None:
         self.log = MemoryEventLog()
         self.batches: list[list[Event]] = []
         self.up = True
         self.reject_types: set[str] = set()
+        self.unauthorized = False
+        self.forbidden: set[str] = set()
         self.calls = 0
         self.closed = False
         self._lock = threading.Lock()
@@ -41,6 +51,7 @@ class FakeTransport(Transport):
             self.calls += 1
             if not self.up:
                 raise TransportError("fake transport is down")
+            self._authorize(batch)
             rejected = [e for e in batch if e.event_type in self.reject_types]
             try:
                 self.log.append([e for e in batch if e not in rejected])
@@ -52,6 +63,12 @@ class FakeTransport(Transport):
 
     def close(self) -> None:
         self.closed = True
+
+    def _authorize(self, batch: list[Event]) -> None:
+        if self.unauthorized:
+            raise NotAuthorizedError("401 unknown token", batch, status=401)
+        if any(event.subject in self.forbidden for event in batch):
+            raise NotAuthorizedError("403 not a writer", batch, status=403)
 
     @property
     def events(self) -> list[Event]:

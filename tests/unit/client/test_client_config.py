@@ -62,3 +62,20 @@ def test_from_env_builds_an_emitter(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert isinstance(emitter.transport, HttpTransport)
     assert (emitter.project, emitter.spool.directory) == ("proj", tmp_path)
     emitter.close(timeout=0)
+
+
+def test_durability_comes_from_the_environment_and_is_checked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PROVGRAPH_INGEST_URL", "http://127.0.0.1:9")
+    monkeypatch.delenv("PROVGRAPH_KAFKA_BOOTSTRAP", raising=False)
+    monkeypatch.setenv("PROVGRAPH_DURABILITY", "memory")
+    emitter = from_env(project="proj", spool_dir=tmp_path)
+    assert emitter.durability == "memory"
+    emitter.close(timeout=0)
+    chosen = from_env(project="p", spool_dir=tmp_path, durability="spool")
+    assert chosen.durability == "spool"
+    chosen.close(timeout=0)
+    monkeypatch.setenv("PROVGRAPH_DURABILITY", "sometimes")
+    with pytest.raises(ConfigError):
+        ClientSettings.from_env()

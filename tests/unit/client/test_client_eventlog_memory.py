@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from contracts.eventlog import EventLogContract, Stored, metric_event
+from contracts.eventlog import EventLogContract, Stored, StoredHeaders, metric_event
 
 from provgraph.client.eventlog import EventLog, MemoryEventLog
 
@@ -16,6 +16,10 @@ class TestMemoryEventLog(EventLogContract):
     def read_back(self, log: EventLog, count: int) -> list[Stored]:
         assert isinstance(log, MemoryEventLog)
         return list(log.records)
+
+    def read_headers(self, log: EventLog, count: int) -> StoredHeaders:
+        assert isinstance(log, MemoryEventLog)
+        return dict(log.headers)
 
 
 def test_events_are_the_appended_events_parsed_back() -> None:

@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 from client_fakes import PROJECT, metric_event
 
-from provgraph.client import ConfigError, Emitter, HttpTransport, RejectedError, TransportError
+from provgraph.client import (
+    ConfigError,
+    Emitter,
+    HttpTransport,
+    NotAuthorizedError,
+    RejectedError,
+    TransportError,
+)
+from provgraph.client.spool import REJECTED_FILE
 from provgraph.schemas import parse_event
 
 
@@ -76,6 +84,27 @@ def test_a_4xx_is_a_permanent_rejection(ingest: tuple[Ingest, str], status: int)
     assert str(status) in str(caught.value)
 
 
+@pytest.mark.parametrize("status", [401, 403])
+def test_401_and_403_say_not_authorised_and_keep_the_status(
+    ingest: tuple[Ingest, str], status: int
+) -> None:
+    state, url = ingest
+    state.status = status
+    with pytest.raises(NotAuthorizedError) as caught:
+        HttpTransport(url).send([metric_event(0, 1)])
+    assert caught.value.status == status
+
+
+def test_a_413_split_that_meets_a_403_still_says_not_authorised(
+    ingest: tuple[Ingest, str],
+) -> None:
+    state, url = ingest
+    state.max_events, state.status = 1, 403
+    with pytest.raises(NotAuthorizedError) as caught:
+        HttpTransport(url).send([metric_event(0, 1), metric_event(0, 2)])
+    assert (caught.value.status, len(caught.value.events)) == (403, 2)
+
+
 @pytest.mark.parametrize("status", [408, 429, 500, 503])
 def test_5xx_408_and_429_are_transient(ingest: tuple[Ingest, str], status: int) -> None:
     state, url = ingest
@@ -123,3 +152,29 @@ def test_emitter_over_http_spools_while_ingest_answers_503(
     emitter.close()
     received = [parse_event(e) for batch in state.batches for e in batch]
     assert received == events
+
+
+def test_emitter_over_http_retries_401_until_the_token_is_valid(
+    ingest: tuple[Ingest, str], tmp_path: Path
+) -> None:
+    state, url = ingest
+    state.status = 401
+    emitter = Emitter(
+        HttpTransport(url),
+        spool_dir=tmp_path,
+        project=PROJECT,
+        linger_s=0.02,
+        retry_initial_s=0.05,
+        retry_max_s=0.2,
+        auth_retry_s=30,
+    )
+    events = [metric_event(step % 2, step) for step in range(30)]
+    for event in events:
+        emitter.emit(event)
+    assert not emitter.flush(timeout=0.8)
+    assert len(state.paths) >= 2  # refused, and asked again
+    state.status = 202
+    assert emitter.flush(timeout=10)
+    emitter.close()
+    assert [parse_event(e) for batch in state.batches for e in batch] == events
+    assert not (tmp_path / REJECTED_FILE).exists()

@@ -6,12 +6,16 @@ test on them means what it says. Faults are queued explicitly: `poll_errors`, `s
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from contracts.projector_ports import Letter, Record
 
 from provgraph.ingest.deadletter import headers_for
+from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.ports import (
     DeadLetterSink,
     EventSource,
@@ -19,20 +23,37 @@ from provgraph.ingest.ports import (
     PartitionOffset,
     Poison,
 )
+from provgraph.ingest.projection import LogStamp, project_event
+from provgraph.schemas import parse_event
+from provgraph.schemas.storage import format_time
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
 class FakeLog:
-    """A topic's partitions and its group's committed offsets (next offset to read)."""
+    """A topic's partitions and its group's committed offsets (next offset to read).
+
+    Records are timed as a broker with `LogAppendTime` times them: by the log's clock, which
+    starts now and moves one millisecond per record (a test may set `clock_ms`)."""
 
     topic: str = "provgraph.events"
     partitions: list[list[Record]] = field(default_factory=lambda: [[], [], []])
     committed: dict[int, int] = field(default_factory=dict)
+    clock_ms: int = field(default_factory=lambda: int(time.time() * 1000))
 
-    def append(self, partition: int, key: bytes | None, value: bytes | None) -> Record:
+    def append(
+        self,
+        partition: int,
+        key: bytes | None,
+        value: bytes | None,
+        headers: tuple[tuple[str, bytes], ...] = (),
+    ) -> Record:
         records = self.partitions[partition]
-        records.append(Record(self.topic, partition, len(records), key, value))
-        return records[-1]
+        self.clock_ms += 1
+        record = Record(self.topic, partition, len(records), key, value, self.clock_ms, headers)
+        records.append(record)
+        return record
 
 
 class FakeEventSource(EventSource):
@@ -115,3 +136,38 @@ class FakeDeadLetters(DeadLetterSink):
 
     def close(self) -> None:
         self.closed = True
+
+
+def log_time(record: Record) -> str:
+    """A record's log time as the graph stores it."""
+    return format_time(EPOCH + timedelta(milliseconds=record.timestamp))
+
+
+def folded(
+    log: FakeLog, skip: Callable[[Record], bool] = lambda r: r.key == b"poison"
+) -> MemoryGraph:
+    """The in-memory fold of the log's events (records `skip` leaves out aside), each with the
+    time its record was logged and the principal it carries, in log order per partition."""
+    graph = MemoryGraph()
+    for records in log.partitions:
+        for record in records:
+            if not skip(record):
+                principal = dict(record.headers).get("provgraph-principal")
+                stamp = LogStamp(log_time(record), principal.decode() if principal else None)
+                graph.apply(project_event(parse_event(record.value or b""), stamp))
+    return graph
+
+
+class RecordingStop(threading.Event):
+    """A stop event that never sleeps: it records each wait, and is set after `after` waits."""
+
+    def __init__(self, after: int | None = None) -> None:
+        super().__init__()
+        self.waits: list[float | None] = []
+        self.after = after
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
+        if self.after is not None and len(self.waits) >= self.after:
+            self.set()
+        return self.is_set()

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from provgraph.authz import MemoryPrincipals, Principal, hash_token
 from provgraph.client.errors import TransportError
-from provgraph.client.eventlog import Appended, MemoryEventLog
+from provgraph.client.eventlog import Appended, Headers, MemoryEventLog
 from provgraph.ingest.app import create_app
 from provgraph.ingest.errors import (
     InvalidBodyError,
@@ -19,6 +19,8 @@ from provgraph.ingest.errors import (
     TooManyEventsError,
 )
 from provgraph.ingest.events import parse_items
+from provgraph.ingest.integrity import MemoryPayloadHashes
+from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import MAX_BATCH_EVENTS, Event, RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
@@ -31,10 +33,12 @@ class FailingEventLog(MemoryEventLog):
         super().__init__()
         self.down = False
 
-    def append(self, events: Sequence[Event]) -> list[Appended]:
+    def append(
+        self, events: Sequence[Event], headers: Sequence[Headers] | None = None
+    ) -> list[Appended]:
         if self.down:
             raise TransportError("broker gone")
-        return super().append(events)
+        return super().append(events, headers)
 
     def check_reachable(self) -> None:
         if self.down:
@@ -54,7 +58,16 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 @pytest.fixture()
 def http(log: FailingEventLog) -> Iterator[TestClient]:
     settings = IngestSettings(max_body_bytes=4096, ready_cache_s=0.0, retry_after_s=3)
-    with TestClient(create_app(settings, event_log=log, principals=WRITER), headers=AUTH) as client:
+    with TestClient(
+        create_app(
+            settings,
+            event_log=log,
+            principals=WRITER,
+            owners=MemoryGraph(),
+            payload_hashes=MemoryPayloadHashes(),
+        ),
+        headers=AUTH,
+    ) as client:
         yield client
 
 
@@ -121,10 +134,24 @@ def test_probes_and_unknown_routes(http: TestClient) -> None:
 
 
 def test_each_app_has_its_own_metrics(log: FailingEventLog) -> None:
-    app = create_app(IngestSettings(), event_log=log, principals=WRITER)
+    app = create_app(
+        IngestSettings(),
+        event_log=log,
+        principals=WRITER,
+        owners=MemoryGraph(),
+        payload_hashes=MemoryPayloadHashes(),
+    )
     with TestClient(app, headers=AUTH) as one:
         assert one.post("/v1/events", json=event()).status_code == 202
-        with TestClient(create_app(IngestSettings(), event_log=log, principals=WRITER)) as two:
+        with TestClient(
+            create_app(
+                IngestSettings(),
+                event_log=log,
+                principals=WRITER,
+                owners=MemoryGraph(),
+                payload_hashes=MemoryPayloadHashes(),
+            )
+        ) as two:
             assert "provgraph_ingest_events_accepted_total 0.0" in two.get("/metrics").text
         assert "provgraph_ingest_events_accepted_total 1.0" in one.get("/metrics").text
 
@@ -157,7 +184,13 @@ def test_parse_items_object_is_one_event_and_array_is_a_batch() -> None:
 def test_no_token_is_401_and_a_missing_right_is_403_with_nothing_appended(
     log: FailingEventLog,
 ) -> None:
-    app = create_app(IngestSettings(), event_log=log, principals=WRITER)
+    app = create_app(
+        IngestSettings(),
+        event_log=log,
+        principals=WRITER,
+        owners=MemoryGraph(),
+        payload_hashes=MemoryPayloadHashes(),
+    )
     with TestClient(app) as anonymous:
         answer = anonymous.post("/v1/events", json=event())
         assert answer.status_code == 401 and answer.json()["error"]["code"] == "unauthenticated"

@@ -14,6 +14,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from provgraph.authz import MemoryPrincipals, Principal, hash_token
 from provgraph.client.eventlog import MemoryEventLog
 from provgraph.ingest.app import EVENT_ROUTES, create_app
+from provgraph.ingest.integrity import MemoryPayloadHashes
+from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
@@ -29,7 +31,13 @@ PRINCIPALS = MemoryPrincipals(
 
 @pytest.fixture()
 def http() -> Iterator[TestClient]:
-    app = create_app(IngestSettings(), event_log=MemoryEventLog(), principals=PRINCIPALS)
+    app = create_app(
+        IngestSettings(),
+        event_log=MemoryEventLog(),
+        principals=PRINCIPALS,
+        owners=MemoryGraph(),
+        payload_hashes=MemoryPayloadHashes(),
+    )
     with TestClient(app) as client:
         yield client
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import pytest
 from kafka.errors import KafkaError
-from neo4j.exceptions import ServiceUnavailable
-from projector_fakes import FakeDeadLetters, FakeEventSource, FakeLog
+from neo4j.exceptions import AuthError, ServiceUnavailable
+from projector_fakes import FakeDeadLetters, FakeEventSource, FakeLog, RecordingStop, folded
 from support.projection_workload import Workload
 
 from provgraph.ingest.memory_graph import MemoryGraph
@@ -26,21 +26,6 @@ from provgraph.schemas import Event
 
 PROJECT = "p"
 SETTINGS = IngestSettings(projector_backoff_initial_s=0.5, projector_backoff_max_s=2.0)
-
-
-class RecordingStop(threading.Event):
-    """A stop event that never sleeps: it records each wait, and is set after `after` waits."""
-
-    def __init__(self, after: int | None = None) -> None:
-        super().__init__()
-        self.waits: list[float | None] = []
-        self.after = after
-
-    def wait(self, timeout: float | None = None) -> bool:
-        self.waits.append(timeout)
-        if self.after is not None and len(self.waits) >= self.after:
-            self.set()
-        return self.is_set()
 
 
 class FlakyWriter(MemoryGraph):
@@ -81,8 +66,8 @@ def projector(
     return Projector(SETTINGS, source, writer, letters, stop=stop), source, letters
 
 
-def expected(events: list[Event]) -> object:
-    return MemoryGraph().fold(events).canonical(PROJECT)
+def expected(log: FakeLog) -> object:
+    return folded(log).canonical(PROJECT)
 
 
 def test_poison_records_are_dead_lettered_and_the_loop_moves_on() -> None:
@@ -91,10 +76,16 @@ def test_poison_records_are_dead_lettered_and_the_loop_moves_on() -> None:
     graph = MemoryGraph()
     loop, _, letters = projector(log, graph)
     stats = loop.run_until_idle(timeout_s=5)
-    assert graph.canonical(PROJECT) == expected(events)
+    assert graph.canonical(PROJECT) == expected(log)
     assert (stats.records, stats.applied, stats.dead_lettered) == (len(events) + 2, len(events), 2)
-    classes = [(h["source.partition"], h["error.class"]) for _, _, h in letters.letters]
-    assert classes == [(b"1", b"MalformedEventError"), (b"2", b"EventValidationError")]
+    classes = [
+        (h["source.partition"], h["error.class"], h["provgraph-reason"])
+        for _, _, h in letters.letters
+    ]
+    assert classes == [
+        (b"1", b"MalformedEventError", b"contract"),
+        (b"2", b"EventValidationError", b"contract"),
+    ]
     last = {p: len(records) - 1 for p, records in enumerate(log.partitions)}
     assert graph.read_offsets(log.topic) == last
 
@@ -125,19 +116,31 @@ def test_an_unavailable_writer_is_retried_with_capped_exponential_backoff(
     stats = loop.run_until_idle(timeout_s=5)
     assert stop.waits == [0.5, 1.0, 2.0, 2.0, 2.0]
     assert stats.neo4j_retries == 5
-    assert writer.canonical(PROJECT) == expected(events)
+    assert writer.canonical(PROJECT) == expected(log)
     assert letters.letters == []  # an outage is never a poison record
     assert caplog.text.count("Neo4j unavailable") == 5
 
 
-def test_an_error_that_is_not_unavailability_is_raised_at_once() -> None:
+def test_an_error_of_the_setup_is_raised_at_once_and_nothing_moves() -> None:
+    """A refused login is no record's fault: dead-lettering for it would empty the log."""
     log = FakeLog()
     fill(log, Workload(PROJECT, 4).build(runs=1))
-    writer, stop = FlakyWriter(log, failures=1, error=ValueError("bad query")), RecordingStop()
-    loop, _, _ = projector(log, writer, stop)
-    with pytest.raises(ValueError, match="bad query"):
+    error = AuthError("The client is unauthorized due to authentication failure.")
+    writer, stop = FlakyWriter(log, failures=1, error=error), RecordingStop()
+    loop, _, letters = projector(log, writer, stop)
+    with pytest.raises(AuthError):
         loop.step()
-    assert (stop.waits, log.committed) == ([], {})
+    assert (stop.waits, log.committed, letters.letters) == ([], {}, [])
+
+
+def test_a_refusal_that_goes_away_when_retried_applies_everything() -> None:
+    log, events = FakeLog(), Workload(PROJECT, 4).build(runs=1)
+    fill(log, events)
+    writer = FlakyWriter(log, failures=1, error=ValueError("bad query"))
+    loop, _, letters = projector(log, writer)
+    loop.run_until_idle(timeout_s=5)
+    assert writer.canonical(PROJECT) == expected(log)
+    assert letters.letters == []
 
 
 def test_stop_while_waiting_for_the_writer_ends_the_loop_with_nothing_committed() -> None:
@@ -201,7 +204,7 @@ def test_a_failed_kafka_commit_is_logged_harmless_and_retried(
     loop, source, _ = projector(log, graph)
     source.commit_errors.append(KafkaError("coordinator moved"))
     loop.run_until_idle(timeout_s=5)
-    assert graph.canonical(PROJECT) == expected(events)
+    assert graph.canonical(PROJECT) == expected(log)
     assert "Kafka offset commit failed" in caplog.text
     # The failed commit went out with a later one: the progress hint agrees with the writer.
     assert log.committed == {p: o + 1 for p, o in graph.read_offsets(log.topic).items()}

@@ -18,8 +18,10 @@ class TestFakeEventSource(EventSourceContract):
     def source(self) -> FakeEventSource:
         return FakeEventSource(self.log, max_records=3)
 
-    def append(self, partition: int, key: bytes, value: bytes) -> None:
-        self.log.append(partition, key, value)
+    def append(
+        self, partition: int, key: bytes, value: bytes, headers: tuple[tuple[str, bytes], ...] = ()
+    ) -> None:
+        self.log.append(partition, key, value, headers)
 
 
 class TestFakeDeadLetters(DeadLetterSinkContract):

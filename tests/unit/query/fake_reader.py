@@ -285,9 +285,8 @@ class FakeReader:
         after_at, after_id = decode_cursor(after)
         if self._get(node_id, scope) is None:
             return None
-        events = sorted(
-            self.events.get(node_id, ()), key=lambda e: (e.occurred_at, e.event_id), reverse=True
-        )
+        readable = [e for e in self.events.get(node_id, ()) if scope.allows(e.project)]
+        events = sorted(readable, key=lambda e: (e.occurred_at, e.event_id), reverse=True)
         if after_at is not None:
             events = [e for e in events if (e.occurred_at, e.event_id) < (after_at, after_id or "")]
         items = tuple(events[:size])

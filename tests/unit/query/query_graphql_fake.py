@@ -115,7 +115,7 @@ def story() -> FakeReader:
         e("model:p/m@1", "model:p/m", "VERSION_OF"),
         e("deployment:p/api", "model:p/m@1", "SERVES", {"traffic_share": 1.0}),
     ]
-    started = HistoryEntry("e1", "run.started", T0, "tests", "user:a", "run:r1")
+    started = HistoryEntry("e1", "run.started", T0, "tests", "user:a", "run:r1", "p")
     return FakeReader(nodes, edges, {"run:r1": [started]})
 
 

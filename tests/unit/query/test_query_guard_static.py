@@ -1,11 +1,11 @@
-"""The static layer of the Cypher guard: what is refused before anything reaches Neo4j."""
+"""The text layer of the Cypher guard: what is refused before anything reaches Neo4j."""
 
 from __future__ import annotations
 
 import pytest
 
 from provgraph.query.errors import ForbiddenQueryError, InvalidArgumentError, LimitExceededError
-from provgraph.query.http.guard import MAX_QUERY_CHARS, check_static, tokenize
+from provgraph.query.http.cypher_text import MAX_QUERY_CHARS, check_static, tokenize
 
 DB = "neo4j"
 
@@ -33,6 +33,14 @@ REFUSED = {
     "explain prefix": "EXPLAIN MATCH (n) RETURN n",
     "profile prefix": "PROFILE MATCH (n) RETURN n",
     "cypher options": "CYPHER runtime=slotted MATCH (n) RETURN n",
+    # Cypher ends a // comment at a carriage return too: what follows it is code.
+    "load csv after a CR-ended comment": "WITH 1 AS a // x\rLOAD CSV FROM\n'http://h/' AS r "
+    "RETURN r",
+    "terminate after a CR-ended comment": "// x\rTERMINATE TRANSACTIONS\n'neo4j-transaction-1'",
+    "call after a CR-ended comment": "WITH 1 AS a // \rCALL dbms.components() YIELD name\n"
+    "RETURN name",
+    "load csv split by a form feed": "LOAD\x0cCSV FROM 'http://h/' AS r RETURN r",
+    "load csv split by a no-break space": "LOAD\u00a0CSV FROM 'http://h/' AS r RETURN r",
 }
 
 

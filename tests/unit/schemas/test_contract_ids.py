@@ -87,7 +87,8 @@ def test_malformed_ids_are_rejected_clearly(value: str, message: str) -> None:
     [
         (lambda: dataset_id("Bad Project", "x"), "project 'Bad Project' is not valid"),
         (lambda: dataset_version_id("p", "x", "v 1"), "version 'v 1' is not valid"),
-        (lambda: checkpoint_id("r", -1), "must be >= 0"),
+        (lambda: checkpoint_id("r", -1), "must be within 0..999999999999999999"),
+        (lambda: checkpoint_id("r", 10**18), "must be within 0..999999999999999999"),
         (lambda: run_id("has/slash"), "run_id 'has/slash' is not valid"),
     ],
 )

@@ -34,12 +34,14 @@ floats = st.floats(allow_nan=False, allow_infinity=False)
 offsets = st.integers(-14 * 60, 14 * 60).map(lambda m: timezone(timedelta(minutes=m)))
 stamps = st.datetimes(datetime(1971, 1, 1), datetime(2099, 1, 1), timezones=offsets)
 scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | floats | st.text()
+# Map keys as the contract allows them: 1..256 characters, no control characters.
+keys = st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=20)
 json_values: st.SearchStrategy[JsonValue] = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
     max_leaves=10,
 )
-json_maps = st.dictionaries(st.text(max_size=20), json_values, max_size=4)
+json_maps = st.dictionaries(keys, json_values, max_size=4)
 
 
 def dataset_versions(project: str) -> st.SearchStrategy[str]:

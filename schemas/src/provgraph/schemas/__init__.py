@@ -3,7 +3,14 @@
 The graph model (labels, relationship types, constraints) lives in `provgraph.schemas.graph`.
 """
 
-from provgraph.schemas.envelope import ContractModel, Event, Payload, kafka_key, to_json_bytes
+from provgraph.schemas.envelope import (
+    ContractModel,
+    Event,
+    Payload,
+    event_hash,
+    kafka_key,
+    to_json_bytes,
+)
 from provgraph.schemas.errors import (
     BatchError,
     BatchTooLargeError,
@@ -49,6 +56,7 @@ from provgraph.schemas.validation import (
 )
 
 __all__ = [
+    "event_hash",
     *_event_names,
     "MAX_BATCH_EVENTS",
     "MAX_EVENT_BYTES",

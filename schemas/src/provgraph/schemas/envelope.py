@@ -8,6 +8,7 @@ names the entity the event is about.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from datetime import UTC, datetime
@@ -27,11 +28,31 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from provgraph.schemas.ids import EntityId, ProjectSlug, parse_id
+from provgraph.schemas.limits import check_time
 
 RFC3339_RE = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}"
     r"(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
 )
+"""The shape of a timestamp: RFC 3339 with a timezone."""
+
+# The range of `provgraph.schemas.limits` (1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
+# in UTC) as a pattern, for the JSON Schema: years 1970..9999, and on the first and the last
+# day only offsets that keep the instant inside (an offset is less than 24 hours).
+_HMS = r"[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+_HM = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]"
+_YEARS = r"(?:197[1-9]|19[89][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])"
+_DATES = (
+    rf"(?:{_YEARS}-[0-9]{{2}}-[0-9]{{2}}"
+    r"|1970-(?:01-(?:0[2-9]|[1-3][0-9])|(?:0[2-9]|1[0-2])-[0-9]{2})"
+    r"|9999-(?:(?:0[1-9]|1[01])-[0-9]{2}|12-(?:[0-2][0-9]|30)))"
+)
+TIMESTAMP_RE = (
+    rf"^(?:{_DATES}{_HMS}(?:[Zz]|[+-]{_HM})"
+    rf"|1970-01-01{_HMS}(?:[Zz]|\+00:00|-{_HM})"
+    rf"|9999-12-31{_HMS}(?:[Zz]|-00:00|\+{_HM}))$"
+)
+"""An RFC 3339 timestamp within the contract's range (the generated JSON Schema's pattern)."""
 URI_RE = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$"
 EVENT_TYPE_RE = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
 
@@ -51,18 +72,20 @@ def _bad_time(value: object, why: str) -> PydanticCustomError:
 
 
 def _utc_datetime(value: object) -> datetime:
+    text = value if isinstance(value, str) else None
     if isinstance(value, str):
         if re.fullmatch(RFC3339_RE, value) is None:
             raise _bad_time(value, "is not RFC 3339")
+        upper_z = value[:-1] + "Z" if value.endswith("z") else value  # RFC 3339 allows 'z'
         try:
-            value = datetime.fromisoformat(value)
+            value = datetime.fromisoformat(upper_z)
         except ValueError:
             raise _bad_time(value, "is not a valid date and time") from None
     if not isinstance(value, datetime):
         raise _bad_time(value, "is not a string")
     if value.tzinfo is None or value.utcoffset() is None:
         raise _bad_time(value, "has no timezone")
-    return value.astimezone(UTC)
+    return check_time(value, text)
 
 
 def _format_utc(value: datetime) -> str:
@@ -73,9 +96,14 @@ UtcDatetime = Annotated[
     datetime,
     PlainValidator(_utc_datetime),
     PlainSerializer(_format_utc, return_type=str, when_used="json"),
-    WithJsonSchema({"type": "string", "format": "date-time", "pattern": RFC3339_RE}),
+    WithJsonSchema({"type": "string", "format": "date-time", "pattern": TIMESTAMP_RE}),
 ]
-"""A timezone-aware timestamp, normalised to UTC; strings must be RFC 3339."""
+"""A timezone-aware timestamp, normalised to UTC, within 1970..9999 (in UTC); strings must be
+RFC 3339."""
+
+
+MAX_URI_CHARS = 4096
+"""Longest URI (a producer, an endpoint, a reference)."""
 
 
 def _uri(value: str) -> str:
@@ -86,7 +114,12 @@ def _uri(value: str) -> str:
     return value
 
 
-Uri = Annotated[str, AfterValidator(_uri), WithJsonSchema({"type": "string", "pattern": URI_RE})]
+Uri = Annotated[
+    str,
+    Field(max_length=MAX_URI_CHARS),
+    AfterValidator(_uri),
+    WithJsonSchema({"type": "string", "pattern": URI_RE, "maxLength": MAX_URI_CHARS}),
+]
 """Any absolute URI (``scheme:rest``)."""
 
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
@@ -189,3 +222,12 @@ def to_json_bytes(event: BaseModel) -> bytes:
 def kafka_key(event: Event) -> bytes:
     """The Kafka key of an event (its subject, UTF-8)."""
     return event.kafka_key()
+
+
+def event_hash(event: Event) -> str:
+    """``sha256:<hex>`` of the event's canonical JSON: what an `event_id` stands for.
+
+    Two events under one `event_id` are the same event only when their hashes are equal (the
+    canonical form normalises what JSON lets vary: key order, spacing, timestamp offsets).
+    """
+    return "sha256:" + hashlib.sha256(to_json_bytes(event)).hexdigest()

@@ -22,6 +22,9 @@ class ErrorCode(StrEnum):
     INVALID_VALUE = "invalid_value"
     SUBJECT_MISMATCH = "subject_mismatch"
     TOO_LARGE = "too_large"
+    # Found against the rest of a batch or the server's clock, not in the event alone:
+    DUPLICATE_EVENT_ID = "duplicate_event_id"
+    OCCURRED_AT_IN_FUTURE = "occurred_at_in_future"
 
 
 @dataclass(frozen=True, slots=True)

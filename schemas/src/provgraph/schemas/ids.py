@@ -37,6 +37,8 @@ NAME_RE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 VERSION_RE = r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}"
 RUN_KEY_RE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 STEP_RE = r"(?:0|[1-9][0-9]{0,17})"
+MAX_STEP = 10**18 - 1
+"""The largest step a checkpoint id can carry (18 digits)."""
 ENV_KEY_RE = r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}"
 UUID_RE = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 PRINCIPAL_RE = r"(?:user|group|service):[A-Za-z0-9][A-Za-z0-9._@-]{0,127}"
@@ -162,7 +164,8 @@ def parse_id(value: str) -> ParsedId:
     if not sep:
         raise InvalidIdError(f"typed id {value!r} has no '<kind>:' prefix (e.g. 'run:<run_id>')")
     kind = _kind_for(prefix, body)
-    match = _COMPILED[kind].match(value)
+    # fullmatch: `$` alone also matches before a final newline ("run:r1\n" is not an id).
+    match = _COMPILED[kind].fullmatch(value)
     if match is None:
         template = _FORMATS[kind][0]
         raise InvalidIdError(f"malformed {kind} id {value!r}: expected {template} ({_RULES})")
@@ -199,8 +202,8 @@ def experiment_id(project: str, key: str) -> str:
 
 def checkpoint_id(run: str | UUID, step: int) -> str:
     """``checkpoint:<run_id>/<step>``: the default id of a checkpoint."""
-    if step < 0:
-        raise InvalidIdError(f"step {step} must be >= 0")
+    if not 0 <= step <= MAX_STEP:
+        raise InvalidIdError(f"step {step} must be within 0..{MAX_STEP}")
     return f"checkpoint:{_segment('run_id', RUN_KEY_RE, str(run))}/{step}"
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from provgraph.schemas.envelope import Event
+from provgraph.schemas.limits import FREE_JSON_MARK, FREE_JSON_REF, free_json_defs
 from provgraph.schemas.registry import REGISTRY, Registry, type_and_version
 
 # schemas/jsonschema/ beside the source root (schemas/src/provgraph/schemas/): it is published
@@ -44,7 +45,29 @@ def schema_for(model: type[Event]) -> dict[str, Any]:
         "$id": schema_id(event_type, version),
         "title": f"{event_type} v{version}",
     }
-    return head | {k: v for k, v in body.items() if k != "title"}
+    return with_free_json(head | {k: v for k, v in body.items() if k != "title"})
+
+
+def with_free_json(schema: dict[str, Any]) -> dict[str, Any]:
+    """Free-form maps (marked by `FREE_JSON_MARK`) refer to the shared definitions of the
+    contract's limits (depth, keys, 64-bit integers), which are added when used."""
+    marked = [False]
+
+    def swap(node: Any) -> Any:
+        if isinstance(node, list):
+            return [swap(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if node.get(FREE_JSON_MARK):
+            marked[0] = True
+            rest = {k: v for k, v in node.items() if k not in (FREE_JSON_MARK, "type")}
+            return {"$ref": FREE_JSON_REF, **rest}
+        return {k: swap(v) for k, v in node.items()}
+
+    out: dict[str, Any] = swap(schema)
+    if marked[0]:
+        out["$defs"] = {**out.get("$defs", {}), **free_json_defs()}
+    return out
 
 
 def render(schema: dict[str, Any]) -> str:

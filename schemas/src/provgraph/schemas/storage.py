@@ -5,8 +5,9 @@ encodes what events say by the conventions below, and every reader decodes with 
 functions; none of them spells a convention by hand.
 
 - Every node carries the bookkeeping properties `id`, `project`, `first_seen_at`,
-  `last_event_at`, `deleted_at` (soft delete) and `placeholder`; every relationship carries
-  `first_seen_at`.
+  `last_event_at`, `deleted_at` (soft delete) and `placeholder`; a run, checkpoint or
+  evaluation that an event wrote also carries `claimed` (its owning project is then fixed);
+  every relationship carries `first_seen_at`.
 - Times are fixed-width UTC text (`2026-01-05T09:00:00.000000Z`): string order is time order.
 - Versions (last-writer-wins stamps) are text compared as strings: `<time>|<event_id>`. A node
   keeps the version of each property beside it as `_v_<property>`, a relationship its own as
@@ -38,7 +39,11 @@ FIRST_SEEN_AT = "first_seen_at"
 LAST_EVENT_AT = "last_event_at"
 DELETED_AT = "deleted_at"
 PLACEHOLDER = "placeholder"
-BOOKKEEPING = frozenset({ID, PROJECT, FIRST_SEEN_AT, LAST_EVENT_AT, DELETED_AT, PLACEHOLDER})
+CLAIMED = "claimed"
+"""True on a run, checkpoint or evaluation once an event wrote it: its `project` is then fixed."""
+BOOKKEEPING = frozenset(
+    {ID, PROJECT, FIRST_SEEN_AT, LAST_EVENT_AT, DELETED_AT, PLACEHOLDER, CLAIMED}
+)
 
 INTERNAL_PREFIX = "_v"
 EDGE_VERSION = "_v"

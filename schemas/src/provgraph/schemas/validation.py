@@ -24,6 +24,7 @@ from provgraph.schemas.errors import (
     MalformedEventError,
     SubjectMismatchError,
 )
+from provgraph.schemas.limits import MAX_JSON_DEPTH, non_finite_path
 from provgraph.schemas.registry import REGISTRY, Registry
 
 MAX_EVENT_BYTES = 256 * 1024
@@ -75,14 +76,24 @@ def _encode(obj: object) -> bytes:
         return obj.encode("utf-8")
     try:
         return json.dumps(obj, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except RecursionError:
+        raise MalformedEventError([_too_deep()]) from None
     except (TypeError, ValueError) as exc:
+        where = non_finite_path(obj)
+        if where is not None:  # JSON text such as 1e999, parsed by the caller as infinity
+            reason = "number is not finite (beyond the range of a 64-bit float, e.g. 1e999)"
+            raise EventValidationError(
+                [FieldError(where, reason, ErrorCode.INVALID_VALUE)]
+            ) from None
         raise MalformedEventError([_malformed(f"not JSON-serialisable: {exc}")]) from None
 
 
 def _decode(raw: bytes) -> dict[str, Any]:
     try:
         data = json.loads(raw)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except RecursionError:  # deeper than the parser's stack: far beyond MAX_JSON_DEPTH
+        raise MalformedEventError([_too_deep()]) from None
+    except (UnicodeDecodeError, ValueError) as exc:  # also an integer of over 4300 digits
         raise MalformedEventError([_malformed(f"not valid UTF-8 JSON: {exc}")]) from None
     if not isinstance(data, dict):
         raise MalformedEventError([_malformed(f"expected a JSON object, got {_json_type(data)}")])
@@ -177,6 +188,13 @@ def _json_type(value: object) -> str:
 
 def _malformed(reason: str) -> FieldError:
     return FieldError("", reason, ErrorCode.MALFORMED)
+
+
+def _too_deep() -> FieldError:
+    return _malformed(
+        f"JSON nested too deeply to read; free-form values may nest at most "
+        f"MAX_JSON_DEPTH={MAX_JSON_DEPTH} levels"
+    )
 
 
 def _too_large(size: int) -> FieldError:

@@ -18,7 +18,13 @@ from typing import Any
 from provgraph.client.checksum import ChecksumError, sha256_file, sha256_tree
 from provgraph.client.config import DEFAULT_TOPIC, ClientSettings
 from provgraph.client.emitter import PRODUCER, Emitter, default_spool_dir
-from provgraph.client.errors import ClientError, ConfigError, RejectedError, TransportError
+from provgraph.client.errors import (
+    ClientError,
+    ConfigError,
+    NotAuthorizedError,
+    RejectedError,
+    TransportError,
+)
 from provgraph.client.eventlog import Appended, EventLog, MemoryEventLog
 from provgraph.client.http_transport import HttpTransport
 from provgraph.client.kafka_log import KafkaEventLog
@@ -41,6 +47,7 @@ __all__ = [
     "KafkaEventLog",
     "KafkaTransport",
     "MemoryEventLog",
+    "NotAuthorizedError",
     "RejectedError",
     "Run",
     "Spool",
@@ -76,7 +83,8 @@ def from_env(
     """An `Emitter` configured from PROVGRAPH_* variables; arguments given here win.
 
     `token` (else ``PROVGRAPH_TOKEN``) is the ingest service's API token (http transport).
-    `emitter_options` go to `Emitter` (batch_size, linger_s, max_queue, ...).
+    `emitter_options` go to `Emitter` (durability, batch_size, linger_s, auth_retry_s, ...);
+    ``durability`` may also come from ``PROVGRAPH_DURABILITY``.
     """
     settings = ClientSettings.from_env(
         transport=transport,
@@ -85,6 +93,7 @@ def from_env(
         name=name,
         spool_dir=Path(spool_dir) if spool_dir else None,
         token=token,
+        durability=emitter_options.pop("durability", None),
     )
     return Emitter(
         make_transport(settings),
@@ -92,5 +101,6 @@ def from_env(
         project=settings.project,
         actor=settings.actor,
         spool_dir=settings.spool_dir,
+        durability=settings.durability,
         **emitter_options,
     )

@@ -9,6 +9,8 @@
 - ``PROVGRAPH_ACTOR``: who causes the events (default ``user:<login>``)
 - ``PROVGRAPH_EMITTER_NAME``: names the spool directory (default ``default``)
 - ``PROVGRAPH_SPOOL_DIR``: the spool directory (default ``~/.cache/provgraph/spool/<name>``)
+- ``PROVGRAPH_DURABILITY``: ``spool`` (default: `emit` returns once the event is on disk) or
+  ``memory`` (`emit` hands it over in memory; a crash loses what was not written yet)
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ DEFAULT_TOPIC = "provgraph.events"
 """The event log topic (the same default as the ingest service's ``events_topic``)."""
 
 TRANSPORTS = ("kafka", "http")
+DURABILITY = ("spool", "memory")
 
 
 def env(name: str, environ: Mapping[str, str] | None = None) -> str | None:
@@ -55,6 +58,7 @@ class ClientSettings:
     actor: str | None = None
     name: str = "default"
     spool_dir: Path | None = None
+    durability: str = "spool"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ClientSettings:
@@ -71,6 +75,7 @@ class ClientSettings:
             actor=env("ACTOR", environ) or default_actor(),
             name=env("EMITTER_NAME", environ) or "default",
             spool_dir=Path(spool).expanduser() if spool else None,
+            durability=env("DURABILITY", environ) or "spool",
         )
         settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
         settings.check()
@@ -84,3 +89,5 @@ class ClientSettings:
             raise ConfigError("the kafka transport needs PROVGRAPH_KAFKA_BOOTSTRAP")
         if self.transport == "http" and not self.ingest_url:
             raise ConfigError("the http transport needs PROVGRAPH_INGEST_URL")
+        if self.durability not in DURABILITY:
+            raise ConfigError(f"durability {self.durability!r} is not one of {DURABILITY}")

@@ -1,26 +1,28 @@
-"""The delivery pipeline behind an emitter: bounded queue, sender thread, spool and resend.
+"""The sender behind an emitter: one thread that sends the spools' journals, in seq order.
 
-Order: every event gets a sequence number when emitted. While the spool is empty, the
-sender sends batches straight from the queue. As soon as anything is spooled (transport
-down, or the queue overflowed), queued events are moved to the spool too and the spool is
-replayed sorted by sequence number, so the log sees events in emit order (per subject, the
-order that matters) and a resent event keeps its event_id.
+It sends this process's outbox and every orphan outbox it claimed (spools of the same
+emitter name that dead processes left). A batch is acknowledged once the transport took
+it, or once its refused events are in the rejected file; until then it is sent again, so
+a resent event keeps its event_id and receivers dedupe it.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
 
-from provgraph.client.errors import RejectedError, TransportError
-from provgraph.client.spool import Spool, SpoolRecord
+from provgraph.client.errors import NotAuthorizedError, RejectedError, TransportError
+from provgraph.client.outbox import Batch, Outbox
+from provgraph.client.spool import Spool
 from provgraph.client.transport import Transport
 from provgraph.schemas import Event
 
 log = logging.getLogger(__name__)
+
+ClaimOrphans = Callable[[], list[Spool]]
+"""Spools with pending events that no live process holds, now locked by this one."""
 
 
 class Backoff:
@@ -43,45 +45,67 @@ class Backoff:
         return max(0.0, self.next_at - time.monotonic())
 
 
+class AuthWindow:
+    """How long refusals as not authorised (401, 403) are retried before they count.
+
+    A token or grant just created is valid once the projector applied it, seconds later:
+    refusals are retried with backoff until `window_s` has passed since the first refusal
+    with no delivery in between; after that they are final until a batch gets through.
+    """
+
+    def __init__(self, window_s: float) -> None:
+        self.window_s = window_s
+        self._since: float | None = None
+
+    def retrying(self) -> bool:
+        now = time.monotonic()
+        if self._since is None:
+            self._since = now
+        return now - self._since < self.window_s
+
+    def delivered(self) -> None:
+        self._since = None
+
+
 class Delivery:
-    """Owns the queue, the spool and the sender thread; `put` never waits for the network."""
+    """Owns the sender thread; `flush` and `stop` are the emitter's."""
 
     def __init__(
         self,
         transport: Transport,
-        spool: Spool,
+        own: Outbox,
         *,
         name: str,
-        max_queue: int,
         batch_size: int,
         linger_s: float,
         backoff: Backoff,
+        auth: AuthWindow,
+        wake: threading.Event,
+        claim: ClaimOrphans | None = None,
+        orphan_scan_s: float = 10.0,
     ) -> None:
-        self.transport, self.spool, self.name = transport, spool, name
-        self.batch_size, self.linger_s, self.backoff = batch_size, linger_s, backoff
-        self._queue: queue.Queue[SpoolRecord] = queue.Queue(maxsize=max_queue)
-        self._seq = spool.max_seq
-        self._lock = threading.Lock()  # seq + placement atomic; orders overflow vs. batches
-        self._wake, self._hurry, self._stopping = (threading.Event() for _ in range(3))
+        self.transport, self.own, self.name = transport, own, name
+        self.batch_size, self.linger_s = max(batch_size, 1), linger_s
+        self.backoff, self.auth = backoff, auth
+        self._wake, self._claim, self._orphan_scan_s = wake, claim, orphan_scan_s
+        self._hurry, self._stopping = threading.Event(), threading.Event()
+        self._orphans: list[Outbox] = []
+        self._next_scan = 0.0
         self._down_since: float | None = None
+        self._scan_orphans()  # before the first flush can look: what is claimed is pending
         self._thread = threading.Thread(target=self._run, name=f"provgraph-emitter-{name}")
         self._thread.daemon = True
         self._thread.start()
 
     @property
-    def pending(self) -> int:
-        """Events not yet delivered: queued, in flight or spooled."""
-        return self._queue.unfinished_tasks + self.spool.pending
+    def outboxes(self) -> tuple[Outbox, ...]:
+        """The orphan outboxes being drained, then this process's own."""
+        return (*self._orphans, self.own)
 
-    def put(self, event: Event) -> None:
-        """Queue `event`; when the queue is full, append it to the spool instead."""
-        with self._lock:
-            self._seq += 1
-            record = SpoolRecord(self._seq, event)
-            try:
-                self._queue.put_nowait(record)
-            except queue.Full:
-                self._overflow(record)
+    @property
+    def pending(self) -> int:
+        """Events not yet delivered, in every outbox this process sends."""
+        return sum(outbox.pending for outbox in self.outboxes)
 
     def flush(self, timeout: float | None) -> bool:
         """Wait until nothing is pending (True) or `timeout` runs out (False)."""
@@ -92,144 +116,154 @@ class Delivery:
                 if deadline is not None and time.monotonic() >= deadline:
                     return False
                 self._wake.set()
-                time.sleep(0.01)
+                time.sleep(0.005)
             return self.pending == 0
         finally:
             self._hurry.clear()
 
     def stop(self, timeout: float = 60.0) -> None:
-        """Stop the sender after its current batch, then spool whatever is still queued."""
+        """Stop the sender after its current batch; write what is still only in memory and
+        release the orphan spools (what is left in them waits for a later process)."""
         self._stopping.set()
         self._wake.set()
         self._thread.join(timeout=timeout)
-        self._spool_queue()
+        self.own.write_pending()
+        for orphan in self._orphans:
+            _release(orphan.spool)
+        self._orphans = []
 
-    def reject(self, exc: RejectedError) -> None:
+    def reject(self, outbox: Outbox, exc: RejectedError) -> None:
         """Keep events refused for good in the spool's rejected file, loudly."""
         log.error(
             "provgraph: %d events refused for good, kept in %s/rejected.jsonl: %s",
             len(exc.events),
-            self.spool.directory,
+            outbox.spool.directory,
             exc,
         )
-        self.spool.reject(exc.events, str(exc))
+        outbox.spool.reject(exc.events, str(exc))
 
     # -- the sender thread ---------------------------------------------------------------
 
     def _run(self) -> None:
         while not self._stopping.is_set():
             try:
-                if self.spool.pending:
-                    self._replay()
-                else:
-                    self._deliver(self._collect())
+                self._step()
             except Exception:  # the sender must survive anything: say so and go on
                 log.exception("provgraph emitter %r: unexpected error in the sender", self.name)
                 self._stopping.wait(1.0)
 
-    def _collect(self) -> list[SpoolRecord]:
-        try:
-            batch = [self._queue.get(timeout=0.05)]
-        except queue.Empty:
-            return []
-        deadline = time.monotonic() + self.linger_s
-        while len(batch) < self.batch_size:
-            hurry = self._hurry.is_set() or self._stopping.is_set()
-            wait = 0.0 if hurry else deadline - time.monotonic()
-            try:
-                batch.append(
-                    self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
-                )
-            except queue.Empty:
-                if wait <= 0:
-                    break
-        return batch
-
-    def _deliver(self, batch: list[SpoolRecord]) -> None:
-        if not batch:
-            return
-        with self._lock:  # events that overflowed before this check are older: they go first
-            detour = self.spool.pending > 0
-        try:
-            if detour:
-                self.spool.append(batch)
-            else:
-                self._send(batch)
-        except TransportError as exc:
-            self.spool.append(batch)
-            self._went_down(exc)
-        finally:
-            for _ in batch:
-                self._queue.task_done()
-
-    def _send(self, batch: Sequence[SpoolRecord]) -> None:
-        try:
-            self.transport.send([r.event for r in batch])
-        except RejectedError as exc:
-            self.reject(exc)
-        except TransportError:
-            raise
-        except Exception as exc:  # a transport bug must not lose the batch: spool it
-            raise TransportError(f"{self.transport.describe()} failed: {exc!r}") from exc
-        self._came_back()
-
-    def _replay(self) -> None:
+    def _step(self) -> None:
+        self._scan_orphans()
         wait = self.backoff.wait_s()
         if wait > 0:
-            self._spool_queue()  # while down, queued events belong on disk, not in memory
-            self._wake.wait(min(wait, max(self.linger_s, 0.05)))
-            self._wake.clear()
+            self.own.write_pending()  # while down, events belong on disk, not in memory
+            self._sleep(min(wait, 0.5))
             return
-        horizon = self._spool_queue()
-        snapshot = self.spool.snapshot()
-        due = [r for r in snapshot.records if r.seq <= horizon]
-        later = [r for r in snapshot.records if r.seq > horizon]
-        sent = self._send_in_order(due)
-        self.spool.commit(snapshot, due[sent:] + later)
+        outbox = self._next_outbox()
+        if outbox is None:
+            self._sleep(0.5)
+            return
+        if outbox is self.own:
+            self._linger()
+        batch = outbox.take(self.batch_size)
+        if batch is None:
+            self._sleep(0.05)  # counted as pending, yet nothing to send: do not spin
+            return
+        self._deliver(outbox, batch)
 
-    def _send_in_order(self, records: list[SpoolRecord]) -> int:
-        sent = 0
-        while sent < len(records) and not self._stopping.is_set():
-            chunk = records[sent : sent + self.batch_size]
-            try:
-                self._send(chunk)
-            except TransportError as exc:
-                self._went_down(exc)
-                break
-            sent += len(chunk)
-        return sent
+    def _next_outbox(self) -> Outbox | None:
+        for orphan in list(self._orphans):
+            if orphan.pending:
+                return orphan
+            _release(orphan.spool)
+            self._orphans.remove(orphan)
+            log.warning("provgraph: resent what spool %s held", orphan.spool.directory)
+        return self.own if self.own.pending else None
 
-    def _spool_queue(self) -> int:
-        """Move queued events to the spool; return the newest seq emitted so far."""
-        with self._lock:
-            records = _drain(self._queue)
-            horizon = self._seq
+    def _linger(self) -> None:
+        """Give a partial batch up to `linger_s` to fill (not when flushing or stopping)."""
+        deadline = time.monotonic() + self.linger_s
+        while self.own.pending < self.batch_size and not self._in_a_hurry():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._sleep(left)
+
+    def _deliver(self, outbox: Outbox, batch: Batch) -> None:
         try:
-            self.spool.append(records)
-        finally:
-            for _ in records:
-                self._queue.task_done()
-        return horizon
+            self._send_or_settle(outbox, batch.events)
+        except TransportError as exc:  # not delivered: sent again after a backoff
+            self._went_down(exc)
+            return
+        outbox.done(batch)
+        self._came_back()
 
-    def _overflow(self, record: SpoolRecord) -> None:
+    def _send_or_settle(self, outbox: Outbox, events: list[Event]) -> None:
         try:
-            self.spool.append([record])  # never wait for the network: the disk takes it
-        except OSError:
-            log.exception(
-                "provgraph: queue full and spool %s unwritable: event %s lost",
-                self.spool.directory,
-                record.event.event_id,
+            self._send(events)
+        except NotAuthorizedError as exc:
+            if self.auth.retrying():
+                raise  # like an unreachable receiver, for a while
+            self._settle(outbox, events, exc)
+        except RejectedError as exc:
+            self.reject(outbox, exc)
+
+    def _settle(self, outbox: Outbox, events: list[Event], exc: NotAuthorizedError) -> None:
+        """Refusals outlived the window: isolate the refused events (a 403 may concern only
+        some of them, the batch being refused whole) and reject those."""
+        refused = exc.events if exc.status == 401 else self._isolate(events)
+        if refused:
+            self.reject(outbox, RejectedError(f"{exc} (retried {self.auth.window_s} s)", refused))
+
+    def _isolate(self, events: list[Event]) -> list[Event]:
+        try:
+            self._send(events)
+        except NotAuthorizedError as exc:
+            if len(events) == 1 or exc.status == 401:
+                return exc.events
+            middle = len(events) // 2
+            return self._isolate(events[:middle]) + self._isolate(events[middle:])
+        except RejectedError as exc:
+            return exc.events
+        return []
+
+    def _send(self, events: list[Event]) -> None:
+        try:
+            self.transport.send(events)
+        except TransportError:
+            raise
+        except Exception as exc:  # a transport bug must not lose the batch: retry it
+            raise TransportError(f"{self.transport.describe()} failed: {exc!r}") from exc
+        self.auth.delivered()
+
+    def _scan_orphans(self) -> None:
+        if self._claim is None or time.monotonic() < self._next_scan:
+            return
+        self._next_scan = time.monotonic() + self._orphan_scan_s
+        for spool in self._claim():
+            log.warning(
+                "provgraph: resending %d events an earlier process left in %s",
+                spool.pending,
+                spool.directory,
             )
+            self._orphans.append(Outbox(spool))
+
+    def _sleep(self, seconds: float) -> None:
+        self._wake.wait(seconds)
+        self._wake.clear()
+
+    def _in_a_hurry(self) -> bool:
+        return self._hurry.is_set() or self._stopping.is_set()
 
     def _went_down(self, exc: TransportError) -> None:
         self.backoff.failed(hurry=self._hurry.is_set())
         if self._down_since is None:
             self._down_since = time.monotonic()
             log.warning(
-                "provgraph: %s is unavailable (%s); spooling events to %s",
+                "provgraph: %s is unavailable (%s); events wait in spool %s",
                 self.transport.describe(),
                 exc,
-                self.spool.directory,
+                self.own.spool.directory,
             )
 
     def _came_back(self) -> None:
@@ -243,10 +277,6 @@ class Delivery:
             self._down_since = None
 
 
-def _drain(q: queue.Queue[SpoolRecord]) -> list[SpoolRecord]:
-    out: list[SpoolRecord] = []
-    while True:
-        try:
-            out.append(q.get_nowait())
-        except queue.Empty:
-            return out
+def _release(spool: Spool) -> None:
+    """Close a drained (or half-drained) orphan spool; an emptied ``pid-*`` directory goes."""
+    spool.close(remove=spool.directory.name.startswith("pid-"))

@@ -1,20 +1,22 @@
-"""The emitter: the SDK's entry point. `emit()` hands events over and returns at once."""
+"""The emitter: the SDK's entry point. `emit()` writes the event to the spool and returns."""
 
 from __future__ import annotations
 
 import atexit
 import logging
 import os
+import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from provgraph.client.config import default_actor, env
-from provgraph.client.delivery import Backoff, Delivery
-from provgraph.client.errors import ClientError, RejectedError
+from provgraph.client.config import DURABILITY, default_actor, env
+from provgraph.client.delivery import AuthWindow, Backoff, Delivery
+from provgraph.client.errors import ClientError, ConfigError, RejectedError
+from provgraph.client.outbox import Outbox
 from provgraph.client.run import Run
 from provgraph.client.sink import EventSink
-from provgraph.client.spool import Spool, SpoolLockedError
+from provgraph.client.spool_dirs import PID_PREFIX, claim_orphans, open_own
 from provgraph.client.transport import Transport
 from provgraph.schemas import MAX_EVENT_BYTES, Event
 from provgraph.schemas.version import __version__
@@ -32,16 +34,22 @@ def default_spool_dir(name: str) -> Path:
 
 
 class Emitter(EventSink):
-    """Sends lineage events without ever blocking the caller.
+    """Sends lineage events without ever waiting for the network; what it accepted survives
+    the process being killed.
 
-    `emit` puts the event on a bounded in-memory queue (when the queue is full it appends
-    it to the spool on disk instead) and returns. A daemon thread takes batches of up to
-    `batch_size` events (waiting at most `linger_s` for a batch to fill) and hands them to
-    the transport. When the transport is down, batches go to the spool and are resent in
-    emit order, before newer events, once it is back; a new emitter on the same spool
-    directory resends what an earlier process left. Events refused for good are kept in
-    the spool's ``rejected.jsonl``. Use it as a context manager or call `close`; an atexit
-    hook flushes (at most `exit_flush_s`) when the interpreter exits.
+    With ``durability="spool"`` (the default) `emit` returns once the event is written to
+    the spool's journal on disk (`os.write`: the kernel has it, so SIGKILL or the OOM killer
+    lose nothing); a thread fsyncs the journal every `fsync_interval_s` against machine
+    crashes (None: never). With ``durability="memory"`` `emit` only hands the event over and
+    the sender writes it to the journal before sending it: faster, and a crash loses what
+    was not written yet. A daemon thread sends the journal in emit order, in batches of up to
+    `batch_size` (waiting at most `linger_s` for a batch to fill), and records how far the
+    transport acknowledged it; while the transport is down it retries with backoff, and
+    refusals as not authorised (401, 403) are retried for `auth_retry_s` first. Events
+    refused for good go to the spool's ``rejected.jsonl``. A later emitter of the same name
+    sends whatever any earlier process left, ``pid-*`` spools included (looking again every
+    `orphan_scan_s`). Use it as a context manager or call `close`; an atexit hook flushes
+    (at most `exit_flush_s`) when the interpreter exits.
     """
 
     def __init__(
@@ -53,44 +61,64 @@ class Emitter(EventSink):
         actor: str | None = None,
         producer: str = PRODUCER,
         spool_dir: str | Path | None = None,
+        durability: str = "spool",
+        fsync_interval_s: float | None = 0.005,
         max_queue: int = 10_000,
         batch_size: int = 500,
         linger_s: float = 0.2,
         retry_initial_s: float = 0.5,
         retry_max_s: float = 10.0,
+        auth_retry_s: float = 60.0,
+        orphan_scan_s: float = 10.0,
         exit_flush_s: float = 10.0,
     ) -> None:
+        if durability not in DURABILITY:
+            raise ConfigError(f"durability {durability!r} is not one of {DURABILITY}")
         self.transport = transport
         self.name = name
         self.project = project or env("PROJECT")
         self.actor = actor or env("ACTOR") or default_actor()
         self.producer = producer
+        self.durability = durability
         self.exit_flush_s = exit_flush_s
-        self.spool = _open_spool(Path(spool_dir) if spool_dir else default_spool_dir(name))
+        root = Path(spool_dir) if spool_dir else default_spool_dir(name)
+        self.spool = open_own(root, fsync_interval_s=fsync_interval_s)
+        wake = threading.Event()
+        self._outbox = Outbox(
+            self.spool,
+            durable=durability == "spool",
+            max_queue=max_queue,
+            wake=wake,
+            wake_every=batch_size,
+        )
         self._delivery = Delivery(
             transport,
-            self.spool,
+            self._outbox,
             name=name,
-            max_queue=max_queue,
             batch_size=batch_size,
             linger_s=linger_s,
             backoff=Backoff(retry_initial_s, retry_max_s),
+            auth=AuthWindow(auth_retry_s),
+            wake=wake,
+            claim=lambda: claim_orphans(root, self.spool.directory),
+            orphan_scan_s=orphan_scan_s,
         )
         self._closed = False
         atexit.register(self._at_exit)
 
     def emit(self, event: Event) -> None:
-        """Hand `event` over for delivery; returns at once (never waits for the network)."""
+        """Hand `event` over for delivery: with ``durability="spool"``, returns once it is
+        written to the spool; never waits for the network."""
         if not isinstance(event, Event):
             raise TypeError(f"emit() takes a provgraph.schemas Event, not {type(event).__name__}")
         if self._closed:
             raise ClientError(f"emitter {self.name!r} is closed")
-        size = len(event.to_json_bytes())
-        if size > MAX_EVENT_BYTES:
-            reason = f"event is {size} bytes, over MAX_EVENT_BYTES={MAX_EVENT_BYTES}"
-            self._delivery.reject(RejectedError(reason, [event]))
+        data = event.to_json_bytes()
+        if len(data) > MAX_EVENT_BYTES:
+            reason = f"event is {len(data)} bytes, over MAX_EVENT_BYTES={MAX_EVENT_BYTES}"
+            self._delivery.reject(self._outbox, RejectedError(reason, [event]))
             return
-        self._delivery.put(event)
+        self._outbox.put(event, data)
 
     def run(self, **options: Any) -> Run:
         """A run context manager: ``with emitter.run(experiment=..., params=...) as run:``.
@@ -101,21 +129,21 @@ class Emitter(EventSink):
 
     @property
     def pending(self) -> int:
-        """Events not yet delivered: queued, in flight or spooled."""
+        """Events not yet delivered: this process's and those of earlier processes it sends."""
         return self._delivery.pending
 
     def flush(self, timeout: float | None = 30.0) -> bool:
         """Wait until every event emitted so far is delivered; False if `timeout` ran out.
 
-        Undelivered events are not lost: they stay queued or spooled.
+        Undelivered events are not lost: they stay in the spool.
         """
         return self._delivery.flush(timeout)
 
     def close(self, timeout: float | None = 30.0) -> bool:
-        """Flush (at most `timeout`), stop the sender and spool whatever is still queued.
+        """Flush (at most `timeout`), stop the sender and release the spool.
 
         Returns True when everything was delivered. What is left stays in the spool and is
-        resent by the next emitter that uses the same spool directory.
+        resent by the next emitter of the same name (or spool directory).
         """
         if self._closed:
             return self.pending == 0
@@ -124,7 +152,7 @@ class Emitter(EventSink):
         self._delivery.stop()
         self.transport.close()
         left = self.spool.pending
-        self.spool.close()
+        self.spool.close(remove=self.spool.directory.name.startswith(PID_PREFIX))
         atexit.unregister(self._at_exit)
         if left:
             log.warning(
@@ -147,13 +175,3 @@ class Emitter(EventSink):
 
     def _at_exit(self) -> None:
         self.close(timeout=self.exit_flush_s)
-
-
-def _open_spool(directory: Path) -> Spool:
-    try:
-        return Spool(directory)
-    except SpoolLockedError:
-        # Several processes of one job (one per GPU, say) share a name: one spool each.
-        own = directory / f"pid-{os.getpid()}"
-        log.warning("provgraph: spool %s is in use by another process, using %s", directory, own)
-        return Spool(own)

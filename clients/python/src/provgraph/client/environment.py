@@ -84,7 +84,7 @@ def git_code_ref(directory: Path | None = None, entrypoint: str | None = None) -
         return None
     top = _run(["git", "rev-parse", "--show-toplevel"], directory)
     commit = _run(["git", "rev-parse", "HEAD"], directory)
-    if not top or not commit or not _COMMIT_RE.match(commit):
+    if not top or not commit or not _COMMIT_RE.fullmatch(commit):
         return None
     status = _run(["git", "status", "--porcelain", "--untracked-files=no"], directory)
     remote = _run(["git", "remote", "get-url", "origin"], directory)

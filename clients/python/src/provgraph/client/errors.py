@@ -34,3 +34,16 @@ class RejectedError(TransportError):
     def __init__(self, message: str, events: Sequence[Event]) -> None:
         super().__init__(message)
         self.events: list[Event] = list(events)
+
+
+class NotAuthorizedError(RejectedError):
+    """The receiver refused `events` as not authorised (HTTP 401 or 403, in `status`).
+
+    Refused for good as far as the transport can tell; the emitter retries it for a bounded
+    time anyway, because a token or a grant just created becomes valid once the projector
+    has applied it.
+    """
+
+    def __init__(self, message: str, events: Sequence[Event], *, status: int) -> None:
+        super().__init__(message, events)
+        self.status = status

@@ -8,12 +8,18 @@ import urllib.parse
 import urllib.request
 
 from provgraph.client.config import env
-from provgraph.client.errors import ConfigError, RejectedError, TransportError
+from provgraph.client.errors import (
+    ConfigError,
+    NotAuthorizedError,
+    RejectedError,
+    TransportError,
+)
 from provgraph.client.transport import Transport
 from provgraph.schemas import Event
 
 EVENTS_PATH = "/v1/events"
 RETRYABLE_4XX = frozenset({408, 429})
+NOT_AUTHORIZED = frozenset({401, 403})
 PAYLOAD_TOO_LARGE = 413
 _BODY_EXCERPT = 2000
 
@@ -27,7 +33,8 @@ class HttpTransport(Transport):
     """Sends batches to ``<ingest_url>/v1/events`` and expects ``202 Accepted``.
 
     A 4xx other than 408 and 429 means the ingest service refused the batch for good
-    (`RejectedError`); a 413 on a batch of several events is retried in halves first.
+    (`RejectedError`; `NotAuthorizedError` for 401 and 403, which the emitter retries for
+    a while); a 413 on a batch of several events is retried in halves first.
     Connection errors, timeouts, 5xx, 408 and 429 are transient (`TransportError`).
     `token` (else ``PROVGRAPH_TOKEN``) is sent as ``Authorization: Bearer <token>``.
     """
@@ -65,6 +72,9 @@ class HttpTransport(Transport):
         if status == PAYLOAD_TOO_LARGE and len(batch) > 1:
             self._send_halves(batch)
             return
+        if status in NOT_AUTHORIZED:
+            message = f"{self.url} refused {len(batch)} events: {status} {body}"
+            raise NotAuthorizedError(message, batch, status=status)
         if 400 <= status < 500 and status not in RETRYABLE_4XX:
             raise RejectedError(f"{self.url} refused {len(batch)} events: {status} {body}", batch)
         raise TransportError(f"{self.url} answered {status}: {body}")
@@ -73,11 +83,17 @@ class HttpTransport(Transport):
         # A transient error propagates: the whole batch is resent, receivers dedupe.
         middle = len(batch) // 2
         rejected: list[Event] = []
+        unauthorized: NotAuthorizedError | None = None
         for half in (batch[:middle], batch[middle:]):
             try:
                 self.send(half)
             except RejectedError as exc:
                 rejected.extend(exc.events)
+                if isinstance(exc, NotAuthorizedError):
+                    unauthorized = unauthorized or exc
+        if unauthorized is not None:  # the emitter retries those: keep saying why
+            message = f"{self.url} refused {len(rejected)} events: {unauthorized.status}"
+            raise NotAuthorizedError(message, rejected, status=unauthorized.status)
         if rejected:
             raise RejectedError(f"{self.url} refused {len(rejected)} events", rejected)
 

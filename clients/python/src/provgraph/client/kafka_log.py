@@ -16,7 +16,7 @@ from kafka import KafkaAdminClient, KafkaProducer
 from kafka.codec import has_lz4, has_zstd
 
 from provgraph.client.errors import RejectedError, TransportError
-from provgraph.client.eventlog import Appended, EventLog, checked, refusal
+from provgraph.client.eventlog import Appended, EventLog, Headers, checked, refusal
 from provgraph.schemas import Event
 
 log = logging.getLogger(__name__)
@@ -131,11 +131,15 @@ class KafkaEventLog(EventLog):
         """Where this log writes, for messages."""
         return f"Kafka {self.bootstrap} topic {self.topic}"
 
-    def append(self, events: Sequence[Event]) -> list[Appended]:
-        good, refused = checked(events)
-        outcomes = self._produce([(event.kafka_key(), value, None) for event, value in good])
+    def append(
+        self, events: Sequence[Event], headers: Sequence[Headers] | None = None
+    ) -> list[Appended]:
+        good, refused = checked(events, headers)
+        outcomes = self._produce(
+            [(e.kafka_key(), value, extra or None) for e, value, extra in good]
+        )
         appended: list[Appended] = []
-        for (event, _), outcome in zip(good, outcomes, strict=True):
+        for (event, _, _), outcome in zip(good, outcomes, strict=True):
             if isinstance(outcome, BaseException):
                 refused.append(event)
             else:
@@ -172,17 +176,6 @@ class KafkaEventLog(EventLog):
 
     def close(self) -> None:
         self._close(self.timeout_s)
-
-    def abort(self) -> None:
-        """Close at once: records still pending fail now rather than being retried."""
-        # kafka-python has no public "close now": its close() first flushes, which never ends
-        # while the broker is down, and its sender would go on retrying records the caller
-        # resends itself. Force-closing the sender fails those records at once.
-        sender = getattr(self._producer, "_sender", None)
-        if sender is not None:
-            sender.force_close()
-            sender.join(timeout=5.0)
-        self._close(1.0)
 
     def _close(self, timeout_s: float) -> None:
         try:

@@ -15,9 +15,11 @@ class KafkaTransport(Transport):
     """Produces to `topic` with key = subject, so one entity's events stay in order.
 
     The producer is idempotent with ``acks=all``; `send` waits for every acknowledgement (at
-    most `timeout_s`). On a transient failure the producer is dropped and built afresh on the
-    next send, so no half-broken producer state (or a record it still retries) outlives an
-    error. `producer_config` holds KafkaProducer options of your own (they win).
+    most `timeout_s`). On a transient failure the producer is closed and built afresh on the
+    next send, so no half-broken producer state outlives an error. Only kafka-python's public
+    API is used: closing waits for the records still pending, which the producer's delivery
+    timeout (`timeout_s`) fails soon after the wait for them ran out. `producer_config` holds
+    KafkaProducer options of your own (they win).
     """
 
     def __init__(
@@ -57,7 +59,7 @@ class KafkaTransport(Transport):
             raise  # the other events were delivered: the producer is fine
         except TransportError:
             self._log = None
-            log.abort()
+            log.close()
             raise
 
     def close(self) -> None:

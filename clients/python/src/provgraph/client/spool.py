@@ -1,233 +1,287 @@
-"""The spool: a durable, ordered backlog of events the transport could not take yet.
+"""The spool: an append-only journal of emitted events, on disk, and how far it was delivered.
 
 Layout of a spool directory::
 
-    segment-<n>.jsonl   pending events, one JSON object per line: {"seq": 17, "event": {...}}
+    segment-<n>.jsonl   the journal, one line per event in emit order: {"seq":17,"event":{...}}
+    acked               the largest seq delivered (one decimal per line; the largest counts)
     rejected.jsonl      events the receiver refused for good: {"rejected_at", "reason", "event"}
-    .lock               held (flock) by the one emitter using this directory
+    .lock               held (flock) by the one process using this directory
 
-Every append is flushed and fsync'd before it returns. `seq` is the emitter's global emit
-order; readers sort by it, so the order of lines and files does not matter and a batch
-that failed mid-flight may be appended after newer events. Replay hands out a snapshot of
-the sealed segments; `commit` deletes them once sent, or first rewrites the unsent rest.
+Events are written with `os.write`: once that returns the bytes are the kernel's, and a
+process killed right after (SIGKILL, the OOM killer) loses nothing. A sync thread fsyncs
+the files in groups, every `fsync_interval_s`, against machine crashes. The sender reads the
+journal forward from the acknowledged seq; segments wholly acknowledged are deleted.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
+import contextlib
 import logging
 import os
 import threading
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
 
-from provgraph.schemas import ContractError, Event, parse_event
+from provgraph.client import segments as files
+from provgraph.client.group_sync import GroupSync
+from provgraph.client.segments import REJECTED_FILE, Segment, SpoolLockedError, SpoolRecord
+from provgraph.schemas import ContractError, Event
 
 log = logging.getLogger(__name__)
 
-SEGMENT_GLOB = "segment-*.jsonl"
-REJECTED_FILE = "rejected.jsonl"
-LOCK_FILE = ".lock"
+SEGMENT_BYTES = 16 * 1024 * 1024
+"""A segment is sealed and a new one started beyond this size."""
+_ACK_FILE_BYTES = 64 * 1024
+"""The acknowledgement file is rewritten to one line beyond this size."""
+_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
 
-
-@dataclass(frozen=True, slots=True)
-class SpoolRecord:
-    """One pending event and its place in the emit order."""
-
-    seq: int
-    event: Event
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """The sealed segments handed out for replay and their records in emit order."""
-
-    segments: tuple[Path, ...]
-    records: tuple[SpoolRecord, ...]
-    lines: int
-
-
-class SpoolLockedError(OSError):
-    """Another live emitter holds this spool directory."""
+__all__ = ["REJECTED_FILE", "Spool", "SpoolLockedError", "SpoolRecord"]
 
 
 class Spool:
-    """Pending events on disk (JSON lines, fsync'd), read back in emit order. Thread-safe."""
+    """One spool directory, owned by this process while it holds the directory's lock.
 
-    def __init__(self, directory: Path) -> None:
+    Writers keep emit order themselves (one writer at a time, seqs increasing); `read`,
+    `ack` and `reject` are the sender's. `create=False` opens only an existing directory
+    (to drain what another process left). Thread-safe.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        create: bool = True,
+        fsync_interval_s: float | None = 0.005,
+        segment_bytes: int = SEGMENT_BYTES,
+    ) -> None:
         self.directory = directory
-        directory.mkdir(parents=True, exist_ok=True)
-        self._lock_file = _acquire(directory / LOCK_FILE)
+        if create:
+            directory.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = files.lock(directory / files.LOCK_FILE, create=create)
         self._mutex = threading.Lock()
-        self._active: IO[str] | None = None
-        self._next_segment = 1 + max((_number(p) for p in self._segments()), default=0)
-        self._pending, self.max_seq = self._scan()
+        self._segment_bytes = segment_bytes
+        self._fd: int | None = None  # the segment being written
+        self._ack_fd: int | None = None
+        self._retired: list[int] = []  # fds of sealed segments, fsync'd then closed
+        self._dir_dirty = False
+        self.acked = files.read_ack(directory / files.ACK_FILE)
+        self._segments, self._pending = self._scan()
+        self._next_number = 1 + max((s.number for s in self._segments), default=0)
+        self.max_seq = max([self.acked, *(s.last_seq for s in self._segments)])
+        self._cursor = (self._segments[0].number if self._segments else 0, 0)
+        self._syncer = (
+            GroupSync(self.sync, fsync_interval_s, str(directory)) if fsync_interval_s else None
+        )
 
     @property
     def pending(self) -> int:
-        """How many events wait on disk (including those handed out and not committed)."""
+        """Lines written and not yet acknowledged (nor moved aside as unreadable)."""
         return self._pending
 
-    def append(self, records: list[SpoolRecord]) -> None:
-        """Durably add records (fsync'd before returning)."""
-        if not records:
+    def write(self, first_seq: int, events: Sequence[bytes]) -> None:
+        """Append events (their canonical JSON) as the seqs from `first_seq` on, which are
+        above every seq written before."""
+        if not events:
             return
-        lines = "".join(_line(r) for r in records)
+        data = files.encode(first_seq, events)
         with self._mutex:
-            active = self._active or self._open_segment()
-            active.write(lines)
-            active.flush()
-            os.fsync(active.fileno())
-            self._pending += len(records)
-            self.max_seq = max(self.max_seq, *(r.seq for r in records))
+            segment, fd = self._writable()
+            files.write_all(fd, data, segment.size)
+            segment.size += len(data)
+            segment.last_seq = self.max_seq = first_seq + len(events) - 1
+            self._pending += len(events)
+            if segment.size >= self._segment_bytes:
+                self._seal()
+        if self._syncer is not None:
+            self._syncer.poke()
 
-    def snapshot(self) -> Snapshot:
-        """Seal the segments written so far and return them with their records sorted."""
-        with self._mutex:
-            self._seal()
-            segments = tuple(sorted(self._segments(), key=_number))
-        records = sorted(
-            (r for path in segments for r in self._read(path, report=True)), key=lambda r: r.seq
-        )
-        return Snapshot(segments, tuple(_unique(records)), len(records))
+    def read(self, from_seq: int, before_seq: int | None, limit: int) -> list[SpoolRecord]:
+        """Up to `limit` records with `from_seq` <= seq < `before_seq`, in journal order.
 
-    def commit(self, snapshot: Snapshot, unsent: list[SpoolRecord]) -> None:
-        """Replace the snapshot's segments by the records not sent (none: just delete)."""
+        Reading goes forward from where the last read started; lines that cannot be read
+        (torn by a crash, or an event this version cannot parse) are moved to the rejected
+        file once they come first.
+        """
+        out: list[SpoolRecord] = []
         with self._mutex:
-            if unsent:
-                self._write_segment(unsent)
-            for path in snapshot.segments:
-                path.unlink(missing_ok=True)
-            _fsync_dir(self.directory)
-            self._pending = max(self._pending + len(unsent) - snapshot.lines, 0)
+            todo = [s for s in self._segments if s.number >= self._cursor[0]]
+        for segment in todo:
+            offset = self._cursor[1] if segment.number == self._cursor[0] else 0
+            if self._read_segment(segment, offset, (from_seq, before_seq, limit), out):
+                break
+        return out
+
+    def ack(self, seq: int, count: int) -> None:
+        """Record that every record up to `seq` (`count` lines of the journal) was delivered,
+        and delete the segments that holds wholly."""
+        with self._mutex:
+            self.acked = max(self.acked, seq)
+            self._pending = max(self._pending - count, 0)
+            self._write_ack()
+            for segment in [s for s in self._segments if self._done(s)]:
+                self._segments.remove(segment)
+                segment.path.unlink(missing_ok=True)
+        if self._syncer is not None:
+            self._syncer.poke()
 
     def reject(self, events: list[Event], reason: str) -> None:
         """Keep refused events in ``rejected.jsonl`` so nothing is lost silently."""
-        now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-        lines = "".join(_rejected_line(e, reason, now) for e in events)
-        with self._mutex, open(self.directory / REJECTED_FILE, "a", encoding="utf-8") as out:
-            out.write(lines)
-            out.flush()
-            os.fsync(out.fileno())
+        data = files.rejected_lines(events, reason)
+        with self._mutex:
+            files.append_durably(self.directory / files.REJECTED_FILE, data)
 
-    def close(self) -> None:
-        """Seal the active segment and release the directory lock."""
+    def sync(self) -> None:
+        """fsync what was written since the last sync (segments, acknowledgements, names)."""
+        with self._mutex:
+            fds = [*self._retired, *(fd for fd in (self._fd, self._ack_fd) if fd is not None)]
+            retired, self._retired = self._retired, []
+            dir_dirty, self._dir_dirty = self._dir_dirty, False
+        for fd in fds:
+            os.fsync(fd)
+        for fd in retired:
+            os.close(fd)
+        if dir_dirty:
+            files.fsync_dir(self.directory)
+
+    def close(self, *, remove: bool = False) -> None:
+        """Sync and release the directory; when nothing is pending, delete the journal (and
+        with `remove` the directory too, unless a rejected file keeps it)."""
+        if self._syncer is not None:
+            self._syncer.stop()
         with self._mutex:
             self._seal()
-            self._lock_file.close()
+        self.sync()
+        with self._mutex:
+            if self._ack_fd is not None:
+                os.close(self._ack_fd)
+                self._ack_fd = None
+            if self._pending == 0:
+                self._clear(remove)
+            os.close(self._lock_fd)
 
-    def _segments(self) -> list[Path]:
-        return list(self.directory.glob(SEGMENT_GLOB))
+    # -- writing ----------------------------------------------------------------------------
 
-    def _open_segment(self) -> IO[str]:
-        path = self.directory / f"segment-{self._next_segment:09d}.jsonl"
-        self._next_segment += 1
-        self._active = open(path, "a", encoding="utf-8")  # noqa: SIM115  (kept open)
-        return self._active
+    def _writable(self) -> tuple[Segment, int]:
+        if self._fd is not None:
+            return self._segments[-1], self._fd
+        number, self._next_number = self._next_number, self._next_number + 1
+        segment = Segment(number, files.segment_path(self.directory, number), sealed=False)
+        segment.read_through = True  # written here: every line is readable
+        self._segments.append(segment)
+        self._fd = os.open(segment.path, _APPEND, 0o644)
+        self._dir_dirty = True
+        return segment, self._fd
 
     def _seal(self) -> None:
-        if self._active is not None:
-            self._active.close()
-            self._active = None
+        if self._fd is None:
+            return
+        self._segments[-1].sealed = True
+        self._retire(self._fd)
+        self._fd = None
 
-    def _write_segment(self, records: list[SpoolRecord]) -> None:
-        path = self.directory / f"segment-{self._next_segment:09d}.jsonl"
-        self._next_segment += 1
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as out:
-            out.write("".join(_line(r) for r in records))
-            out.flush()
-            os.fsync(out.fileno())
-        tmp.replace(path)
+    def _retire(self, fd: int) -> None:
+        if self._syncer is not None:
+            self._retired.append(fd)  # fsync'd and closed by the next sync
+        else:
+            os.close(fd)
 
-    def _scan(self) -> tuple[int, int]:
+    def _write_ack(self) -> None:
+        path = self.directory / files.ACK_FILE
+        if self._ack_fd is not None and os.fstat(self._ack_fd).st_size > _ACK_FILE_BYTES:
+            self._retire(self._ack_fd)
+            self._ack_fd = None
+            files.write_ack(path, self.acked)
+            self._dir_dirty = True
+        if self._ack_fd is None:
+            self._ack_fd = os.open(path, _APPEND, 0o644)
+        os.write(self._ack_fd, b"%d\n" % self.acked)
+
+    def _done(self, segment: Segment) -> bool:
+        return segment.sealed and segment.read_through and segment.last_seq <= self.acked
+
+    def _clear(self, remove: bool) -> None:
+        for segment in self._segments:
+            segment.path.unlink(missing_ok=True)
+        self._segments = []
+        (self.directory / files.ACK_FILE).unlink(missing_ok=True)
+        if remove:
+            (self.directory / files.LOCK_FILE).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # a rejected file keeps the directory
+                self.directory.rmdir()
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _scan(self) -> tuple[list[Segment], int]:
         for stale in self.directory.glob("segment-*.tmp"):
             stale.unlink(missing_ok=True)  # a rewrite that crashed before its rename
-        records = [r for path in self._segments() for r in self._read(path, report=False)]
-        return len(records), max((r.seq for r in records), default=0)
+        paths = sorted(self.directory.glob(files.SEGMENT_GLOB), key=files.segment_number)
+        scanned = [files.scan(path, self.acked) for path in paths]
+        if not files.in_order(scanned):
+            files.sort_journal(self.directory, paths, 1 + files.segment_number(paths[-1]))
+            return self._scan()
+        for found in scanned:
+            if not found.pending:
+                found.segment.path.unlink(missing_ok=True)  # wholly delivered before a crash
+        kept = [found for found in scanned if found.pending]
+        return [found.segment for found in kept], sum(found.pending for found in kept)
 
-    def _read(self, path: Path, *, report: bool) -> list[SpoolRecord]:
-        records: list[SpoolRecord] = []
+    def _read_segment(
+        self,
+        segment: Segment,
+        offset: int,
+        bounds: tuple[int, int | None, int],
+        out: list[SpoolRecord],
+    ) -> bool:
+        """Read `segment` from `offset` into `out`; True when reading should stop here."""
+        from_seq, before_seq, limit = bounds
         try:
-            text = path.read_text(encoding="utf-8")
+            handle = open(segment.path, "rb")  # noqa: SIM115  (closed below)
         except FileNotFoundError:
-            return records
-        for number, line in enumerate(text.splitlines(), 1):
-            record = self._parse_line(path, number, line, report)
-            if record is not None:
-                records.append(record)
-        return records
+            return False
+        with handle:
+            handle.seek(offset)
+            while line := handle.readline():
+                at, offset = offset, offset + len(line)
+                if not line.endswith(b"\n") and not segment.sealed:
+                    return True  # being written: the rest comes with a later read
+                seq = files.line_seq(line) if line.endswith(b"\n") else None
+                if seq is not None and before_seq is not None and seq >= before_seq:
+                    return True
+                if seq is not None and seq < from_seq:
+                    self._move_cursor(out, segment, offset)
+                    continue
+                record = self._record(seq, line, first=not out)
+                if record is None:
+                    if out:
+                        return True  # moved aside by the next read, once it comes first
+                    self._move_cursor(out, segment, offset)
+                    continue
+                self._move_cursor(out, segment, at)
+                out.append(record)
+                if len(out) >= limit:
+                    return True
+        if segment.sealed:
+            segment.read_through = True
+            self._move_cursor(out, segment, offset)
+        return False
 
-    def _parse_line(self, path: Path, number: int, line: str, report: bool) -> SpoolRecord | None:
-        if not line.strip():
-            return None
+    def _move_cursor(self, out: list[SpoolRecord], segment: Segment, offset: int) -> None:
+        if not out:  # the cursor stays on the first record handed out: it may be read again
+            self._cursor = (segment.number, offset)
+
+    def _record(self, seq: int | None, line: bytes, *, first: bool) -> SpoolRecord | None:
         try:
-            data: dict[str, Any] = json.loads(line)
-            return SpoolRecord(int(data["seq"]), parse_event(data["event"]))
-        except (ContractError, ValueError, KeyError, TypeError) as exc:
-            # A torn last line (a crash mid-write) or an event this reader cannot parse:
-            # move it aside (replay rewrites or deletes the segment), never drop it silently.
-            if report:
-                log.error(
-                    "spool %s line %d is unreadable, moved to %s: %s",
-                    path,
-                    number,
-                    REJECTED_FILE,
-                    exc,
-                )
-                self._reject_raw(line, f"unreadable spool line: {exc}")
+            if seq is None:
+                raise ValueError("no seq: a torn or foreign line")
+            return files.line_record(seq, line)
+        except (ContractError, ValueError) as exc:
+            if first:
+                self._move_aside(line, exc)
             return None
 
-    def _reject_raw(self, line: str, reason: str) -> None:
-        with open(self.directory / REJECTED_FILE, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"reason": reason, "raw": line}) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-
-
-def _line(record: SpoolRecord) -> str:
-    event = record.event.to_json_bytes().decode("utf-8")
-    return f'{{"seq":{record.seq},"event":{event}}}\n'
-
-
-def _rejected_line(event: Event, reason: str, now: str) -> str:
-    data = {"rejected_at": now, "reason": reason, "event": json.loads(event.to_json_bytes())}
-    return json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def _unique(records: list[SpoolRecord]) -> list[SpoolRecord]:
-    seen: set[int] = set()
-    out: list[SpoolRecord] = []
-    for record in records:
-        if record.seq not in seen:
-            seen.add(record.seq)
-            out.append(record)
-    return out
-
-
-def _number(path: Path) -> int:
-    try:
-        return int(path.stem.removeprefix("segment-"))
-    except ValueError:
-        return 0
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _acquire(path: Path) -> IO[str]:
-    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115  (held for the spool's life)
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise SpoolLockedError(f"spool {path.parent} is in use by another emitter") from None
-    return handle
+    def _move_aside(self, line: bytes, exc: Exception) -> None:
+        log.error("spool %s: an unreadable line moved to %s: %s", self.directory, "rejected", exc)
+        data = files.raw_rejected_line(line, f"unreadable spool line: {exc}")
+        with self._mutex:
+            files.append_durably(self.directory / files.REJECTED_FILE, data)
+            self._pending = max(self._pending - 1, 0)

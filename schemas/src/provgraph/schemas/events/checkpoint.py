@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from provgraph.schemas.envelope import Event, Payload, Text
-from provgraph.schemas.events.common import Checksum, Count, JsonMap, StorageUri
-from provgraph.schemas.ids import CheckpointId, RunKey, checkpoint_id
+from provgraph.schemas.events.common import Checksum, Count, JsonMap, Label, StorageUri
+from provgraph.schemas.ids import MAX_STEP, CheckpointId, RunKey, checkpoint_id
+from provgraph.schemas.limits import INT64_MAX
 
 MIB = 1024 * 1024
+
+Step = Annotated[int, Field(ge=0, le=MAX_STEP)]
+"""A checkpoint's step: part of its default id, so at most 18 digits."""
 
 
 class CheckpointSavedPayload(Payload):
@@ -21,13 +25,13 @@ class CheckpointSavedPayload(Payload):
     """
 
     run_id: RunKey
-    step: Count
+    step: Step
     epoch: Count | None = None
     checkpoint_id: CheckpointId | None = None
     uri: StorageUri
     checksum: Checksum | None = None
     size_bytes: Count | None = None
-    format: str | None = None
+    format: Label | None = None
     metrics: JsonMap = Field(default_factory=dict)
 
     def subject(self, project: str) -> str:
@@ -46,10 +50,11 @@ class CheckpointSavedV1Payload(Payload):
     """The v1 payload: size in MiB as a float, no epoch, no explicit id."""
 
     run_id: RunKey
-    step: Count
+    step: Step
     uri: StorageUri
     checksum: Checksum | None = None
-    size_mb: float | None = Field(default=None, ge=0)
+    # Bounded so that the upcast size in bytes fits in 64 bits.
+    size_mb: float | None = Field(default=None, ge=0, le=INT64_MAX // MIB)
     metrics: JsonMap = Field(default_factory=dict)
 
     def subject(self, project: str) -> str:

@@ -8,6 +8,18 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, JsonValue, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from provgraph.schemas.limits import (
+    FREE_JSON_MARK,
+    INT64_MAX,
+    KEY_SCHEMA,
+    MAX_FLOAT,
+    MAX_JSON_KEYS,
+    check_free_json,
+    check_key,
+    check_scalar,
+    scalar_schema,
+)
+
 # Hex length per algorithm; blake3 is its default 256-bit output.
 CHECKSUM_HEX_LENGTHS: dict[str, int] = {
     "sha256": 64,
@@ -23,6 +35,10 @@ CHECKSUM_RE = (
 )
 STORAGE_URI_RE = r"^[A-Za-z][A-Za-z0-9+.-]*://[^\s]+$"
 EXACT_VERSION_RE = r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$"
+MAX_URI_CHARS = 4096
+"""Longest URI (a signed URL included)."""
+MAX_VERSION_CHARS = 128
+"""Longest exact version of a package."""
 
 
 def _checksum(value: str) -> str:
@@ -71,17 +87,23 @@ Checksum = Annotated[
 
 StorageUri = Annotated[
     str,
+    Field(max_length=MAX_URI_CHARS),
     AfterValidator(_storage_uri),
-    WithJsonSchema({"type": "string", "pattern": STORAGE_URI_RE}),
+    WithJsonSchema({"type": "string", "pattern": STORAGE_URI_RE, "maxLength": MAX_URI_CHARS}),
 ]
 """A storage location with a scheme: ``s3://``, ``gs://``, ``file://``, ``hdfs://`` ..."""
 
 ExactVersion = Annotated[
     str,
+    Field(max_length=MAX_VERSION_CHARS),
     AfterValidator(_exact_version),
-    WithJsonSchema({"type": "string", "pattern": EXACT_VERSION_RE}),
+    WithJsonSchema({"type": "string", "pattern": EXACT_VERSION_RE, "maxLength": MAX_VERSION_CHARS}),
 ]
 """A pinned version such as ``2.3.1+cu121``; ranges are refused."""
+
+
+MAX_SCALAR_CHARS = 4096
+"""Longest text of a free scalar (a quality check's or a validation's measured value)."""
 
 
 def _scalar(value: Any) -> Any:
@@ -89,17 +111,52 @@ def _scalar(value: Any) -> Any:
         raise PydanticCustomError(
             "json_scalar_type", "expected a string, number, boolean or null", {}
         )
-    return value
+    if isinstance(value, str) and len(value) > MAX_SCALAR_CHARS:
+        raise PydanticCustomError(
+            "string_too_long", "text of at most {n} characters", {"n": MAX_SCALAR_CHARS}
+        )
+    return check_scalar(value)
 
 
 JsonScalar = Annotated[
     Any,
     AfterValidator(_scalar),
-    WithJsonSchema({"type": ["string", "number", "boolean", "null"]}),
+    WithJsonSchema(scalar_schema(MAX_SCALAR_CHARS)),
 ]
-"""One JSON scalar value (no arrays or objects)."""
-JsonMap = dict[str, JsonValue]
-"""A free-form map (params, metrics, system config): JSON scalars or nested values."""
+"""One JSON scalar value (no arrays or objects): integers within 64 bits, finite numbers."""
+
+JsonMap = Annotated[
+    dict[str, JsonValue],
+    AfterValidator(check_free_json),
+    # jsonschema_gen puts the shared definitions of the limits in place of the mark.
+    WithJsonSchema({"type": "object", FREE_JSON_MARK: True}),
+]
+"""A free-form map (params, metrics, system config, OpenLineage events): JSON values within
+the limits of `provgraph.schemas.limits` (64-bit integers, depth, key count and key text)."""
+
+MapKey = Annotated[str, AfterValidator(check_key), WithJsonSchema(KEY_SCHEMA)]
+"""The key of a typed map (package names, mix ratios, parallelism degrees)."""
 
 Ratio = Annotated[float, Field(ge=0.0, le=1.0)]
-Count = Annotated[int, Field(ge=0)]
+Finite = Annotated[float, Field(ge=-MAX_FLOAT, le=MAX_FLOAT)]
+"""A finite float (the bounds put it in the JSON Schema too: no 1e999)."""
+Count = Annotated[int, Field(ge=0, le=INT64_MAX)]
+"""A non-negative integer within signed 64 bits."""
+Positive = Annotated[int, Field(ge=1, le=INT64_MAX)]
+"""A positive integer within signed 64 bits."""
+Label = Annotated[str, Field(max_length=256)]
+"""A short free label (an owner, a branch, a format): at most 256 characters."""
+Tags = Annotated[tuple[Label, ...], Field(max_length=256)]
+"""At most 256 labels."""
+
+
+VersionMap = Annotated[dict[MapKey, ExactVersion], Field(max_length=MAX_JSON_KEYS)]
+"""Name -> exact version (frameworks, libraries), at most `MAX_JSON_KEYS` entries."""
+MAX_PACKAGES = 4096
+PackageMap = Annotated[dict[MapKey, ExactVersion], Field(max_length=MAX_PACKAGES)]
+"""Every installed package -> its exact version: at most `MAX_PACKAGES` (an environment can
+hold more than a thousand)."""
+RatioMap = Annotated[dict[MapKey, Ratio], Field(max_length=MAX_JSON_KEYS)]
+"""Name -> share (0..1), at most `MAX_JSON_KEYS` entries."""
+DegreeMap = Annotated[dict[MapKey, Positive], Field(max_length=MAX_JSON_KEYS)]
+"""Name -> a positive count (parallelism degrees), at most `MAX_JSON_KEYS` entries."""

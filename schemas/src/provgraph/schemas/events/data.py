@@ -13,8 +13,11 @@ from provgraph.schemas.events.common import (
     Count,
     JsonMap,
     JsonScalar,
+    Label,
     Ratio,
+    RatioMap,
     StorageUri,
+    Tags,
 )
 from provgraph.schemas.ids import (
     DatasetVersionId,
@@ -31,9 +34,9 @@ class DatasetRegisteredPayload(Payload):
 
     name: Name
     description: Text | None = None
-    owner: str | None = None
-    modality: str | None = None
-    tags: tuple[str, ...] = ()
+    owner: Label | None = None
+    modality: Label | None = None
+    tags: Tags = ()
 
     def subject(self, project: str) -> str:
         return dataset_id(project, self.name)
@@ -52,7 +55,7 @@ class DataSource(ContractModel):
 
     uri: StorageUri
     obtained_by: Text
-    licence: str | None = None
+    licence: Label | None = None
     compliance_note: Text | None = None
 
 
@@ -127,7 +130,7 @@ class QualityGates(ContractModel):
     """Quality gates measured on this version."""
 
     dedup_rate: Ratio | None = None
-    mix_ratio: dict[str, Ratio] = Field(default_factory=dict)
+    mix_ratio: RatioMap = Field(default_factory=dict)
     checks: tuple[QualityCheck, ...] = ()
 
 

@@ -7,7 +7,14 @@ from typing import Literal
 from pydantic import Field
 
 from provgraph.schemas.envelope import ContractModel, Event, Payload, UtcDatetime
-from provgraph.schemas.events.common import Checksum, ExactVersion, JsonMap
+from provgraph.schemas.events.common import (
+    Checksum,
+    ExactVersion,
+    JsonMap,
+    Label,
+    PackageMap,
+    VersionMap,
+)
 from provgraph.schemas.ids import EnvironmentId, EnvironmentKey, environment_id
 
 
@@ -15,7 +22,7 @@ class ImageRef(ContractModel):
     """A container image: name, tag and content digest."""
 
     name: str = Field(min_length=1, max_length=512)
-    tag: str | None = None
+    tag: Label | None = None
     digest: Checksum | None = None
 
 
@@ -31,14 +38,14 @@ class EnvironmentSnapshotRecordedPayload(Payload):
     base_image: ImageRef | None = None
     based_on: EnvironmentId | None = None
     python_version: ExactVersion | None = None
-    frameworks: dict[str, ExactVersion] = Field(default_factory=dict)
-    parallel_libs: dict[str, ExactVersion] = Field(default_factory=dict)
-    driver_version: str | None = None
-    compute_libs: dict[str, ExactVersion] = Field(default_factory=dict)
-    packages: dict[str, ExactVersion] = Field(default_factory=dict)
+    frameworks: VersionMap = Field(default_factory=dict)
+    parallel_libs: VersionMap = Field(default_factory=dict)
+    driver_version: Label | None = None
+    compute_libs: VersionMap = Field(default_factory=dict)
+    packages: PackageMap = Field(default_factory=dict)
     system: JsonMap = Field(default_factory=dict)
     built_at: UtcDatetime | None = None
-    built_by: str | None = None
+    built_by: Label | None = None
 
     def subject(self, project: str) -> str:
         return environment_id(project, self.key)

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from provgraph.schemas.envelope import ContractModel, Event, Payload, Text
-from provgraph.schemas.events.common import JsonMap
+from provgraph.schemas.events.common import Count, DegreeMap, JsonMap, Label, Positive, Tags
 from provgraph.schemas.ids import (
     BaseModelRef,
     CheckpointId,
@@ -26,11 +26,11 @@ class ExperimentCreatedPayload(Payload):
     """An experiment groups and numbers runs. Subject: ``experiment:<project>/<key>``."""
 
     key: Name
-    number: Annotated[int, Field(ge=1)] | None = None
-    code_name: str | None = None
+    number: Positive | None = None
+    code_name: Label | None = None
     goal: Text
     description: Text | None = None
-    tags: tuple[str, ...] = ()
+    tags: Tags = ()
 
     def subject(self, project: str) -> str:
         return experiment_id(project, self.key)
@@ -50,8 +50,8 @@ class CodeRef(ContractModel):
     repo: str = Field(min_length=1, max_length=1024)
     commit: str = Field(pattern=r"^[0-9a-f]{7,64}$")
     dirty: bool
-    branch: str | None = None
-    entrypoint: str | None = None
+    branch: Label | None = None
+    entrypoint: Annotated[str, Field(max_length=1024)] | None = None
 
 
 class InputRole(StrEnum):
@@ -73,10 +73,10 @@ class RunInput(ContractModel):
 class Resources(ContractModel):
     """Compute used and how the job was parallelised (data/tensor/pipeline/expert degrees)."""
 
-    num_nodes: Annotated[int, Field(ge=1)] | None = None
-    devices_per_node: Annotated[int, Field(ge=0)] | None = None
-    accelerator: str | None = None
-    parallelism: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    num_nodes: Positive | None = None
+    devices_per_node: Count | None = None
+    accelerator: Label | None = None
+    parallelism: DegreeMap = Field(default_factory=dict)
     extra: JsonMap = Field(default_factory=dict)
 
 
@@ -85,8 +85,8 @@ class RunStartedPayload(Payload):
 
     run_id: RunKey
     experiment: ExperimentId | None = None
-    run_number: Annotated[int, Field(ge=1)] | None = None
-    name: str | None = None
+    run_number: Positive | None = None
+    name: Label | None = None
     params: JsonMap = Field(default_factory=dict)
     code: CodeRef | None = None
     environment: EnvironmentId | None = None

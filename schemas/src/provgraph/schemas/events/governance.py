@@ -10,8 +10,9 @@ from pydantic import Field
 from provgraph.schemas.envelope import Event, Payload, Text, UtcDatetime
 from provgraph.schemas.ids import EntityId, ProjectSlug, project_id
 
-Principal = Annotated[str, Field(pattern=r"^(user|group|service):[^\s]{1,256}$")]
-"""Who is granted access: ``user:<name>``, ``group:<name>`` or ``service:<name>``."""
+Principal = Annotated[str, Field(pattern=r"^(user|group|service):[^\s\x00-\x1F\x7F]{1,256}$")]
+"""Who is granted access: ``user:<name>``, ``group:<name>`` or ``service:<name>`` (no spaces,
+no control characters: it becomes part of a property name, ``access.<principal>.<role>``)."""
 
 
 class AccessRole(StrEnum):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import ConfigDict, Field, model_validator
 
 from provgraph.schemas.envelope import ContractModel, Event, Payload, Text, Uuid
-from provgraph.schemas.events.common import Checksum, JsonMap, JsonScalar, StorageUri
+from provgraph.schemas.events.common import Checksum, JsonMap, JsonScalar, Label, StorageUri
 from provgraph.schemas.ids import (
     CheckpointId,
     DatasetVersionId,
@@ -50,7 +50,7 @@ class ModelVersionRegisteredPayload(Payload):
     uri: StorageUri | None = None
     checksum: Checksum | None = None
     validation: tuple[ValidationResult, ...] = ()
-    fit_for: tuple[Text, ...] = ()
+    fit_for: Annotated[tuple[Text, ...], Field(max_length=256)] = ()
     description: Text | None = None
 
     @model_validator(mode="after")
@@ -77,7 +77,7 @@ class ModelVersionEvaluatedPayload(Payload):
     evaluation_id: Uuid
     model_version: ModelVersionId
     suite: Text
-    suite_version: str | None = None
+    suite_version: Label | None = None
     dataset_versions: tuple[DatasetVersionId, ...] = ()
     run: RunId | None = None
     metrics: JsonMap = Field(default_factory=dict)

@@ -16,9 +16,9 @@ from __future__ import annotations
 import hashlib
 import re
 from enum import StrEnum
-from typing import Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from provgraph.schemas.envelope import ContractModel, Event, Payload
 from provgraph.schemas.events.common import JsonMap
@@ -34,6 +34,22 @@ from provgraph.schemas.ids import (
 )
 
 _HASH_CHARS = 8
+MAX_OL_NAME_CHARS = 1024
+"""Longest OpenLineage namespace or name kept (as a property; a job's name is indexed)."""
+OlName = Annotated[str, Field(max_length=MAX_OL_NAME_CHARS)]
+_OL_NAME_SCHEMA = {"type": "string", "maxLength": MAX_OL_NAME_CHARS}
+_NAMED_JOB = {
+    "required": ["job"],
+    "properties": {
+        "job": {
+            "type": "object",
+            "required": ["namespace", "name"],
+            "properties": {"namespace": _OL_NAME_SCHEMA, "name": _OL_NAME_SCHEMA},
+        }
+    },
+}
+EventWithJob = Annotated[JsonMap, Field(json_schema_extra=_NAMED_JOB)]
+"""A verbatim OpenLineage run or job event: its job has a namespace and a name."""
 
 
 def _short_hash(value: str) -> str:
@@ -73,6 +89,17 @@ def run_version(run_id: str) -> str:
     return ol_version(f"run-{run_id}")
 
 
+def _check_job(event: dict[str, Any]) -> None:
+    """The verbatim event's job has a namespace and a name the graph can keep."""
+    job = event.get("job")
+    names = [job.get(k) for k in ("namespace", "name")] if isinstance(job, dict) else [None]
+    if not all(isinstance(n, str) and len(n) <= MAX_OL_NAME_CHARS for n in names):
+        raise ValueError(
+            f"the verbatim event's job needs a namespace and a name: strings of at most "
+            f"{MAX_OL_NAME_CHARS} characters"
+        )
+
+
 class RunState(StrEnum):
     """OpenLineage ``eventType`` of a run event."""
 
@@ -87,8 +114,8 @@ class RunState(StrEnum):
 class OpenLineageDataset(ContractModel):
     """One OpenLineage dataset and the provgraph ids it maps to."""
 
-    namespace: str
-    name: str
+    namespace: OlName
+    name: OlName
     dataset: DatasetId
     version: DatasetVersionId | None = None
 
@@ -96,7 +123,7 @@ class OpenLineageDataset(ContractModel):
 class OpenLineageRunEventPayload(Payload):
     """An OpenLineage RunEvent. Subject: ``run:<runId>``."""
 
-    event: JsonMap
+    event: EventWithJob
     run_id: RunKey
     state: RunState | None = None
     job: JobId
@@ -113,19 +140,25 @@ class OpenLineageRunEventPayload(Payload):
         run = self.event.get("run")
         if not isinstance(run, dict) or run.get("runId") != self.run_id:
             raise ValueError("run_id must be the runId of the verbatim event")
+        _check_job(self.event)
         return self
 
 
 class OpenLineageJobEventPayload(Payload):
     """An OpenLineage JobEvent (a job's static metadata). Subject: ``job:<project>/<name>``."""
 
-    event: JsonMap
+    event: EventWithJob
     job: JobId
     inputs: tuple[OpenLineageDataset, ...] = ()
     outputs: tuple[OpenLineageDataset, ...] = ()
 
     def subject(self, project: str) -> str:
         return self.job
+
+    @model_validator(mode="after")
+    def _job_named(self) -> Self:
+        _check_job(self.event)
+        return self
 
 
 class OpenLineageDatasetEventPayload(Payload):

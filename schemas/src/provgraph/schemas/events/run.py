@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from provgraph.schemas.envelope import ContractModel, Event, Payload, Text, UtcDatetime
-from provgraph.schemas.events.common import Count, JsonMap
+from provgraph.schemas.events.common import Count, Finite, JsonMap, MapKey
 from provgraph.schemas.ids import CheckpointId, RunKey, run_id
 
 MAX_METRIC_POINTS = 1000
@@ -26,9 +26,9 @@ class RunPayload(Payload):
 class MetricPoint(ContractModel):
     """One value of a named series at a step."""
 
-    name: str = Field(min_length=1, max_length=256)
+    name: MapKey  # a property name: `metric.<name>`
     step: Count
-    value: float
+    value: Finite
     timestamp: UtcDatetime | None = None
 
 

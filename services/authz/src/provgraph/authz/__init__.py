@@ -9,9 +9,10 @@ from provgraph.authz.errors import (
     AuthError,
     AuthUnavailableError,
     ForbiddenError,
+    RateLimitedError,
     UnauthenticatedError,
 )
-from provgraph.authz.guard import DEFAULT_CACHE_S, Authenticator, warn_if_disabled
+from provgraph.authz.guard import DEFAULT_CACHE_S, Authenticator, AuthLimits, warn_if_disabled
 from provgraph.authz.model import DEV_PRINCIPAL, Principal, Right
 from provgraph.authz.rules import authorize_events, required_right
 from provgraph.authz.store import MemoryPrincipals, Neo4jPrincipals, PrincipalSource
@@ -21,6 +22,7 @@ __all__ = [
     "DEFAULT_CACHE_S",
     "DEV_PRINCIPAL",
     "AuthError",
+    "AuthLimits",
     "AuthUnavailableError",
     "Authenticator",
     "ForbiddenError",
@@ -28,6 +30,7 @@ __all__ = [
     "Neo4jPrincipals",
     "Principal",
     "PrincipalSource",
+    "RateLimitedError",
     "Right",
     "UnauthenticatedError",
     "authorize_events",

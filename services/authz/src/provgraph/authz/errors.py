@@ -38,3 +38,18 @@ class AuthUnavailableError(AuthError):
 
     status = 503
     code = "auth_unavailable"
+
+
+class RateLimitedError(AuthError):
+    """Too many requests with one token, or too many failed authentications from one client
+    address: retry after `retry_after_s` seconds (the `Retry-After` header)."""
+
+    status = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message, retry_after_s=retry_after_s)
+        self.retry_after_s = retry_after_s
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_s)}

@@ -4,7 +4,7 @@
 |---|---|
 | reader | read |
 | writer | write (emit events) |
-| admin | read, write, admin (grant and revoke roles in the project) |
+| admin | read, write, admin (grant and revoke roles; only global admins grant admin, delete) |
 | delete | delete (emit `entity.deleted`); granted separately, never implied |
 | auditor | read |
 

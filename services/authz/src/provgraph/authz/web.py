@@ -25,7 +25,9 @@ async def authenticate(request: Request) -> Principal:
     """Dependency: the caller, or 401. Stored on `request.state.principal` for later reads."""
     authenticator = authenticator_of(request)
     header = request.headers.get("authorization")
-    principal = await run_in_threadpool(authenticator.authenticate, header)
+    # The peer's address: behind a proxy every caller shares the proxy's failure budget.
+    client = request.client.host if request.client is not None else None
+    principal = await run_in_threadpool(authenticator.authenticate, header, client)
     request.state.principal = principal
     return principal
 

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 import neo4j
 
-from provgraph.authz.guard import Authenticator, warn_if_disabled
+from provgraph.authz.guard import Authenticator, AuthLimits, warn_if_disabled
 from provgraph.authz.store import Neo4jPrincipals, PrincipalSource
 
 
@@ -17,6 +17,11 @@ class ServiceSettings(Protocol):
 
     auth_disabled: bool
     auth_cache_s: float
+    auth_cache_entries: int
+    auth_rate_per_s: float
+    auth_rate_burst: int
+    auth_failure_rate_per_s: float
+    auth_failure_burst: int
     neo4j_database: str
 
     def neo4j_driver(self, **config: Any) -> neo4j.Driver: ...
@@ -39,6 +44,19 @@ def build_authenticator(
                 driver = settings.neo4j_driver(notifications_min_severity="OFF")
                 close = driver.close
             source = Neo4jPrincipals(driver, settings.neo4j_database)
-        authenticator = Authenticator(source, cache_s=settings.auth_cache_s)
+        authenticator = Authenticator(
+            source, cache_s=settings.auth_cache_s, limits=auth_limits(settings)
+        )
     warn_if_disabled(authenticator, service)
     return authenticator, close
+
+
+def auth_limits(settings: ServiceSettings) -> AuthLimits:
+    """The cache bound and rate limits a service's settings ask for."""
+    return AuthLimits(
+        cache_entries=settings.auth_cache_entries,
+        token_rate_per_s=settings.auth_rate_per_s,
+        token_burst=settings.auth_rate_burst,
+        failure_rate_per_s=settings.auth_failure_rate_per_s,
+        failure_burst=settings.auth_failure_burst,
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
 from kafka.errors import KafkaError, TopicAlreadyExistsError
 
 from provgraph.client.errors import TransportError
@@ -20,31 +20,54 @@ log = logging.getLogger(__name__)
 
 # The log is the source of truth: keep every event forever, never compact it away.
 LOG_CONFIG = {"retention.ms": "-1", "retention.bytes": "-1", "cleanup.policy": "delete"}
+# The event log's record times are the broker's (server time): no producer can choose them,
+# and a replay reads the same ones. The projector orders grants, revocations and deletes so.
+TIMESTAMP_TYPE, LOG_APPEND_TIME = "message.timestamp.type", "LogAppendTime"
+EVENTS_CONFIG = {**LOG_CONFIG, TIMESTAMP_TYPE: LOG_APPEND_TIME}
 
 
 def ensure_topics(settings: KafkaSettings) -> list[str]:
-    """Create the event log and dead-letter topics when missing; return the ones created."""
+    """Create the event log and dead-letter topics when missing, and give an existing event
+    log the broker's append time; return the topics created."""
     admin = KafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
     try:
         existing = set(admin.list_topics())
-        wanted = [settings.events_topic, settings.dead_letter_topic]
+        configs = {settings.events_topic: EVENTS_CONFIG, settings.dead_letter_topic: LOG_CONFIG}
         new = [
             NewTopic(
                 name,
                 num_partitions=settings.topic_partitions,
                 replication_factor=settings.topic_replication,
-                topic_configs=LOG_CONFIG,
+                topic_configs=config,
             )
-            for name in wanted
+            for name, config in configs.items()
             if name not in existing
         ]
         if new:
             # Another process may win the race; the topic is there either way.
             with contextlib.suppress(TopicAlreadyExistsError):
                 admin.create_topics(new)
+        if settings.events_topic in existing:
+            ensure_log_append_time(admin, settings.events_topic)
         return [topic.name for topic in new]
     finally:
         admin.close()
+
+
+def ensure_log_append_time(admin: KafkaAdminClient, topic: str) -> bool:
+    """Set `message.timestamp.type=LogAppendTime` on `topic` unless it is set (an incremental
+    change: its other settings stay); True when it was changed."""
+    wanted = ConfigResource(ConfigResourceType.TOPIC, topic, [TIMESTAMP_TYPE])
+    found = admin.describe_configs([wanted], config_filter="all")
+    current = found.get("topic", {}).get(topic, {}).get(TIMESTAMP_TYPE, {}).get("value")
+    if current == LOG_APPEND_TIME:
+        return False
+    change = ConfigResource(ConfigResourceType.TOPIC, topic, {TIMESTAMP_TYPE: LOG_APPEND_TIME})
+    result = admin.alter_configs([change]).get("topic", {}).get(topic)
+    if result != "OK":
+        raise KafkaError(f"cannot set {TIMESTAMP_TYPE}={LOG_APPEND_TIME} on {topic}: {result}")
+    log.info("topic %s: %s was %s, now %s", topic, TIMESTAMP_TYPE, current, LOG_APPEND_TIME)
+    return True
 
 
 def open_event_log(settings: KafkaSettings, *, client_id: str) -> KafkaEventLog:

@@ -6,6 +6,7 @@ answers it with the same body."""
 from __future__ import annotations
 
 import logging
+import secrets
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -55,8 +56,11 @@ def _first_problem(errors: list[Any]) -> str:
 
 
 async def _on_unexpected(_request: Request, exc: Exception) -> Response:
-    log.exception("unexpected error", exc_info=exc)
-    body = error_body("internal_error", f"internal error: {type(exc).__name__}")
+    # Nothing of the exception reaches the caller (not even its type): the reference finds the
+    # logged traceback.
+    reference = secrets.token_hex(6)
+    log.error("unexpected error (reference %s)", reference, exc_info=exc)
+    body = error_body("internal_error", "internal error", {"reference": reference})
     return JSONResponse(body, status_code=500)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import neo4j
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from provgraph.client.kafka_log import KafkaEventLog
@@ -74,3 +75,12 @@ class AuthSettings(ProvgraphSettings):
     auth_disabled: bool = False
     # How long an answer about a token (its principal and grants) may be reused.
     auth_cache_s: float = 1.0
+    # How many valid (and, apart, unknown) tokens the answer cache holds (least recently used
+    # out first).
+    auth_cache_entries: int = Field(default=10_000, ge=1)
+    # Requests per valid token: a token bucket refilled at this rate (0: no limit); 429 past it.
+    auth_rate_per_s: float = Field(default=500.0, ge=0)
+    auth_rate_burst: int = Field(default=1_000, ge=1)
+    # Failed authentications per client address (no token, an unknown or revoked one).
+    auth_failure_rate_per_s: float = Field(default=20.0, ge=0)
+    auth_failure_burst: int = Field(default=100, ge=1)

@@ -24,8 +24,11 @@ from provgraph.core.http import install_error_handlers
 from provgraph.core.metrics import AnswerObserver
 from provgraph.ingest.errors import EventLogUnavailableError
 from provgraph.ingest.events import Context, IngestContext, events_router
+from provgraph.ingest.graphread import Neo4jOwners, Neo4jPayloadHashes
+from provgraph.ingest.integrity import PayloadHashes
 from provgraph.ingest.metrics import IngestMetrics
 from provgraph.ingest.openlineage.routes import openlineage_router
+from provgraph.ingest.ports import OwnerLookup
 from provgraph.ingest.readiness import ReadinessCache, event_log_probe
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas.version import __version__
@@ -74,12 +77,29 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         )
     log = context.event_log
     context.readiness = ReadinessCache(event_log_probe(log, settings), settings.ready_cache_s)
-    authenticator, close_auth = build_authenticator(settings, "ingest", source=context.principals)
+    driver = None
+    if context.owners is None:  # ownership is checked even with authentication off
+        driver = settings.neo4j_driver(notifications_min_severity="OFF")
+        context.owners = Neo4jOwners(driver, settings.neo4j_database)
+    hashes_driver = None
+    if context.payload_hashes is None:  # event_id conflicts are checked even with auth off
+        hashes_driver = driver or settings.neo4j_driver(notifications_min_severity="OFF")
+        context.payload_hashes = Neo4jPayloadHashes(hashes_driver, settings.neo4j_database)
+    authenticator, close_auth = build_authenticator(
+        settings, "ingest", source=context.principals, driver=driver
+    )
     app.state.authenticator = authenticator
     try:
         yield
     finally:
         await run_in_threadpool(close_auth)
+        if driver is not None:
+            context.owners = None
+            await run_in_threadpool(driver.close)
+        if hashes_driver is not None:
+            context.payload_hashes = None
+            if hashes_driver is not driver:
+                await run_in_threadpool(hashes_driver.close)
         if context.owns_event_log:
             await run_in_threadpool(log.close)
 
@@ -89,10 +109,13 @@ def create_app(
     *,
     event_log: EventLog | None = None,
     principals: PrincipalSource | None = None,
+    owners: OwnerLookup | None = None,
+    payload_hashes: PayloadHashes | None = None,
 ) -> FastAPI:
     """The ingest app. Given an `event_log`, it uses that one and neither creates topics nor
     connects to Kafka itself (the caller owns and closes it). Given `principals`, tokens are
-    looked up there instead of in Neo4j."""
+    looked up there instead of in Neo4j; given `owners`, the owners of entities too; given
+    `payload_hashes`, the hashes of applied events too."""
     settings = settings if settings is not None else IngestSettings()
     app = FastAPI(title="provgraph ingest", version=__version__, lifespan=_lifespan)
     context = IngestContext(
@@ -101,6 +124,8 @@ def create_app(
         event_log=event_log,
         owns_event_log=event_log is None,
         principals=principals,
+        owners=owners,
+        payload_hashes=payload_hashes,
     )
     app.state.ingest = context
     app.add_middleware(AnswerObserver, on_answer=context.metrics.answers_of(EVENT_ROUTES))

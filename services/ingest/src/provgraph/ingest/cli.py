@@ -1,4 +1,5 @@
-"""`provgraph projector | replay | verify | graph-hash`: the projector and the audit tools."""
+"""`provgraph projector | replay | verify | graph-hash | deadletters`: the projector and the
+audit tools."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from neo4j import Driver
 
+from provgraph.ingest import deadletter_cli
 from provgraph.ingest.settings import IngestSettings
 
 if TYPE_CHECKING:  # the loop, the fold and the Kafka clients load only when a command runs
@@ -92,8 +94,9 @@ def run_projector(
     timeout_s: float = 600.0,
     writer: Callable[[Driver], BatchWriter] | None = None,
 ) -> Stats:
-    """What `provgraph projector` runs: topics and schema ensured, then the loop until a
-    signal (or, with `until_idle`, until caught up); `writer` replaces the Neo4j writer."""
+    """What `provgraph projector` runs: topics and schema ensured, parked dead letters it
+    understands now appended to the log again, then the loop until a signal (or, with
+    `until_idle`, until caught up); `writer` replaces the Neo4j writer."""
     from provgraph.core.eventlog import ensure_topics
     from provgraph.ingest.constraints import apply_schema
 
@@ -107,6 +110,7 @@ def run_projector(
         settings.neo4j_database,
     )
     ensure_topics(settings)
+    _redrive_parked(settings)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -118,6 +122,15 @@ def run_projector(
             return projector.run_until_idle(timeout_s) if until_idle else projector.run()
         finally:
             projector.close()
+
+
+def _redrive_parked(settings: IngestSettings) -> None:
+    from provgraph.ingest.redrive import redrive_parked
+
+    try:
+        redrive_parked(settings)
+    except Exception as exc:  # the letters wait for the next start; projecting comes first
+        log.warning("redrive of parked dead letters skipped: %s: %s", type(exc).__name__, exc)
 
 
 def _projector(args: argparse.Namespace) -> int:
@@ -145,8 +158,8 @@ def _replay(args: argparse.Namespace) -> int:
             print(f"replay: {exc} (use --force to fold into it anyway)", file=sys.stderr)
             return 2
     print(
-        f"\nreplay: {records} records, {applied} events applied, {poison} poison records "
-        f"skipped in {progress.elapsed():.1f}s"
+        f"\nreplay: {records} records, {applied} events applied, {poison} dead-lettered "
+        f"records skipped in {progress.elapsed():.1f}s"
     )
     return 0
 
@@ -193,3 +206,5 @@ def register(sub: Any) -> None:
     p = sub.add_parser("graph-hash", help="print a canonical hash of the graph")
     p.add_argument("--project", help="hash only this project's part of the graph")
     p.set_defaults(func=_graph_hash)
+
+    deadletter_cli.register(sub)

@@ -1,4 +1,4 @@
-"""Every Cypher write of the projector, in one place.
+"""Every Cypher query of the projector, in one place (and the owners lookup ingest shares).
 
 Each query takes `UNWIND $rows AS row` and names labels in every MATCH/MERGE, so each MERGE
 key is a uniqueness-constraint lookup. Labels and relationship types come from the graph model
@@ -7,6 +7,7 @@ enums only (never from event data), so building the text per kind is safe.
 
 from __future__ import annotations
 
+from provgraph.ingest.projection.ownership import CLAIMED_LABELS
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
     OFFSET_LABEL,
@@ -14,30 +15,54 @@ from provgraph.schemas.graph import (
     Label,
     Rel,
 )
-from provgraph.schemas.storage import EDGE_VERSION, replaced_version_key, version_key
+from provgraph.schemas.storage import (
+    CLAIMED,
+    EDGE_VERSION,
+    PLACEHOLDER,
+    replaced_version_key,
+    version_key,
+)
 
 # Node upsert: the Cypher twin of `projection.merge.apply_node`. Rows are combined per id
 # beforehand, so no row reads another row's write. Version keys are `storage.version_key`.
+# A run, checkpoint or evaluation is `held` once claimed (or defined before claims were
+# recorded): its project never changes, and a claiming row of another project (`foreign`,
+# which the projector's ownership screen keeps out) folds in like a mere reference.
 _NODE = """
 UNWIND $rows AS row
 MERGE (n:{label} {{id: row.id}})
 ON CREATE SET n:Entity, n.placeholder = true, n.project = row.project,
               n.first_seen_at = row.first_seen, n.last_event_at = row.last_seen
+WITH n, row, {claimable} AND (coalesce(n.{claimed}, false) OR NOT n.placeholder) AS held
+WITH n, row, held, held AND row.claims AND n.project <> row.project AS foreign
 SET n.project = CASE
+      WHEN held THEN n.project
+      WHEN row.claims THEN row.project
       WHEN (row.defining AND n.placeholder)
         OR (row.defining = (NOT n.placeholder) AND row.project < n.project) THEN row.project
       ELSE n.project END
-SET n.placeholder = n.placeholder AND NOT row.defining,
+SET n.{claimed} = CASE WHEN row.claims AND NOT foreign THEN true ELSE n.{claimed} END,
+    n.placeholder = n.placeholder AND NOT (row.defining AND NOT foreign),
     n.first_seen_at = CASE WHEN row.first_seen < n.first_seen_at
                            THEN row.first_seen ELSE n.first_seen_at END,
     n.last_event_at = CASE WHEN row.last_seen > n.last_event_at
                            THEN row.last_seen ELSE n.last_event_at END
-FOREACH (k IN [k IN keys(row.lww) WHERE coalesce(n['{vprefix}' + k], '') < row.lww[k].v] |
+FOREACH (k IN [k IN keys(row.lww)
+               WHERE NOT foreign AND coalesce(n['{vprefix}' + k], '') < row.lww[k].v] |
     SET n[k] = row.lww[k].value, n['{vprefix}' + k] = row.lww[k].v)
-FOREACH (k IN [k IN keys(row.mins) WHERE n[k] IS NULL OR row.mins[k] < n[k]] |
+FOREACH (k IN [k IN keys(row.mins) WHERE NOT foreign AND (n[k] IS NULL OR row.mins[k] < n[k])] |
     SET n[k] = row.mins[k])
-FOREACH (k IN [k IN keys(row.maxs) WHERE n[k] IS NULL OR row.maxs[k] > n[k]] |
+FOREACH (k IN [k IN keys(row.maxs) WHERE NOT foreign AND (n[k] IS NULL OR row.maxs[k] > n[k])] |
     SET n[k] = row.maxs[k])
+"""
+
+# Who owns the given entities now (`ports.OwnerLookup`): `claimed` as `merge.apply_node`
+# reads it, a defined node without the flag counting as claimed.
+OWNERS = f"""
+UNWIND $ids AS id
+MATCH (n:{Label.ENTITY} {{id: id}})
+RETURN n.id AS id, n.project AS project,
+       coalesce(n.{CLAIMED}, false) OR NOT coalesce(n.{PLACEHOLDER}, true) AS claimed
 """
 
 _EDGE = """
@@ -69,10 +94,12 @@ MERGE (a)-[r:{rel}]->(b)
 SET r += t.props, r.first_seen_at = split(row.v, '|')[0]
 """
 
+# The applied events among `$ids`, with the hash of the payload each stands for ('' for one
+# applied before hashes were stored: its copies are taken as duplicates).
 APPLIED_IDS = f"""
 UNWIND $ids AS id
 MATCH (e:{APPLIED_EVENT_LABEL} {{event_id: id}})
-RETURN collect(id) AS ids
+RETURN collect([id, coalesce(e.payload_hash, '')]) AS applied
 """
 
 EVENTS = f"""
@@ -101,7 +128,10 @@ RETURN o.partition AS partition, o.offset AS offset
 
 def node_upsert(label: Label) -> str:
     """Merge nodes of one label and fold their properties."""
-    return _NODE.format(label=label.value, vprefix=version_key(""))
+    claimable = "true" if label in CLAIMED_LABELS else "false"
+    return _NODE.format(
+        label=label.value, vprefix=version_key(""), claimable=claimable, claimed=CLAIMED
+    )
 
 
 def edge_upsert(rel: Rel, src: Label, dst: Label, key: tuple[str, ...]) -> str:

@@ -76,6 +76,14 @@ class BatchValidationError(RequestError):
         )
 
 
+class EventIdConflictError(RequestError):
+    """An event reuses the `event_id` of an applied event with another payload: an event_id
+    means one payload forever (the same event again is accepted: a retry)."""
+
+    status = 409
+    code = "event_id_conflict"
+
+
 class EventLogError(IngestError):
     """The event log refused or lost the batch for a reason a retry will not fix."""
 
@@ -88,6 +96,13 @@ class EventLogUnavailableError(EventLogError, UnavailableError):
 
     status = 503
     code = "event_log_unavailable"
+
+
+class GraphUnavailableError(IngestError, UnavailableError):
+    """Neo4j (where ingest reads what is applied) cannot answer now: retry later."""
+
+    status = 503
+    code = "graph_unavailable"
 
 
 class NotReadyError(EventLogUnavailableError):

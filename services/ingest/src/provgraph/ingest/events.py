@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -22,21 +23,32 @@ from starlette.concurrency import run_in_threadpool
 from provgraph.authz import AuthError, Principal, PrincipalSource, authorize_events
 from provgraph.authz.web import authenticate
 from provgraph.client.errors import TransportError
-from provgraph.client.eventlog import Appended, EventLog
+from provgraph.client.eventlog import PRINCIPAL_HEADER, Appended, EventLog
 from provgraph.ingest.errors import (
     BatchValidationError,
     BodyTooLargeError,
+    EventIdConflictError,
     EventLogUnavailableError,
+    GraphUnavailableError,
     InvalidBodyError,
     MalformedJsonError,
     RequestError,
     TooManyEventsError,
     append_failed,
 )
+from provgraph.ingest.integrity import (
+    PayloadHashes,
+    batch_duplicates,
+    check_applied,
+    future_events,
+)
 from provgraph.ingest.metrics import IngestMetrics
+from provgraph.ingest.ports import OwnerLookup
 from provgraph.ingest.readiness import ReadinessCache
+from provgraph.ingest.screening import authorize_ownership
 from provgraph.ingest.settings import IngestSettings
-from provgraph.schemas import MAX_BATCH_EVENTS, validate_batch
+from provgraph.schemas import MAX_BATCH_EVENTS, Event, validate_batch
+from provgraph.schemas.limits import MAX_JSON_DEPTH
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +63,8 @@ class IngestContext:
     readiness: ReadinessCache | None = None
     owns_event_log: bool = True
     principals: PrincipalSource | None = None  # None: Neo4j, from the settings
+    owners: OwnerLookup | None = None  # who owns what (None until the lifespan reads Neo4j)
+    payload_hashes: PayloadHashes | None = None  # applied events' hashes (likewise)
 
 
 class AcceptedEvent(BaseModel):
@@ -116,10 +130,13 @@ async def read_body(request: Request, limit: int) -> bytes:
     """The request body, refused with 413 once it is known to exceed `limit` bytes."""
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.isdigit():
-            raise RequestError(f"Content-Length {declared!r} is not a byte count")
-        if int(declared) > limit:
-            raise _body_too_large(limit, int(declared))
+        # ASCII digits only ("²".isdigit() is true, int() refuses it), and never int() of
+        # thousands of digits (Python refuses those too): a long number is too large anyway.
+        if not (declared.isascii() and declared.isdigit()):
+            raise RequestError(f"Content-Length {declared[:40]!r} is not a byte count")
+        digits = declared.lstrip("0") or "0"
+        if len(digits) > len(str(limit)) or int(digits) > limit:
+            raise _body_too_large(limit, int(digits) if len(digits) < 40 else None)
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
@@ -151,20 +168,56 @@ def ingest_items(
     context: IngestContext, log: EventLog, items: list[Any], caller: Principal
 ) -> list[Appended]:
     """Validate and authorise every item; append the batch only when all pass (blocking)."""
-    # A string item would be read as JSON text by the contract: wrap it so it stays a string.
-    wire = [item if isinstance(item, dict) else json.dumps(item) for item in items]
-    events, errors = validate_batch(wire)
-    if errors:
-        context.metrics.record_rejected(BatchValidationError.code, len(items))
-        raise BatchValidationError.of(len(items), errors)
+    events = _validated(context, items)
     try:
         authorize_events(caller, events)
+        authorize_ownership(caller, events, _owners(context))
     except AuthError as exc:
         context.metrics.record_rejected(exc.code, len(events))
         raise
+    _check_applied(context, events)
+    return _append(context, log, events, caller)
+
+
+def _validated(context: IngestContext, items: list[Any]) -> list[Event]:
+    """The events of `items`: each by the contract, then the batch as a whole (an event_id
+    with two payloads) and against the server's clock; 422 listing every problem."""
+    # A string item would be read as JSON text by the contract: wrap it so it stays a string.
+    # Any other non-object only needs its kind named: an array is not serialised again.
+    wire = [item if isinstance(item, dict) else json.dumps(_shallow(item)) for item in items]
+    events, errors = validate_batch(wire)
+    if not errors:  # indexes of `events` are those of `items` only when all are valid
+        errors = batch_duplicates(events)
+        errors += future_events(events, context.settings.max_clock_skew_s)
+    if errors:
+        context.metrics.record_rejected(BatchValidationError.code, len(items))
+        raise BatchValidationError.of(len(items), errors)
+    return events
+
+
+def _shallow(item: Any) -> Any:
+    return [] if isinstance(item, list) else item
+
+
+def _check_applied(context: IngestContext, events: list[Event]) -> None:
+    """409 when an event_id is already applied with another payload (the graph says so)."""
+    if context.payload_hashes is None:  # only before the lifespan started
+        raise EventLogUnavailableError("the ingest service is starting", retry_after_s=1)
+    try:
+        check_applied(events, context.payload_hashes, context.settings.retry_after_s)
+    except (EventIdConflictError, GraphUnavailableError) as exc:
+        context.metrics.record_rejected(exc.code, len(events))
+        raise
+
+
+def _append(
+    context: IngestContext, log: EventLog, events: list[Event], caller: Principal
+) -> list[Appended]:
+    """Append the batch, each event stamped with the authenticated principal (a header)."""
+    stamp = [(PRINCIPAL_HEADER, f"principal:{caller.name}".encode())]
     started = time.perf_counter()
     try:
-        appended = log.append(events)
+        appended = log.append(events, headers=[stamp] * len(events))
     except TransportError as exc:
         settings = context.settings
         error = append_failed(exc, settings.events_topic, settings.retry_after_s)
@@ -175,11 +228,22 @@ def ingest_items(
     return appended
 
 
+def _owners(context: IngestContext) -> OwnerLookup:
+    if context.owners is None:  # only before the lifespan started
+        raise EventLogUnavailableError("the ingest service is starting", retry_after_s=1)
+    return context.owners
+
+
 def _decode_json(body: bytes) -> Any:
     if not body.strip():
         raise MalformedJsonError("the body is empty: send one event or a JSON array of events")
     try:
         return json.loads(body, parse_constant=_refuse_constant)
+    except RecursionError:  # deeper than the parser's stack, far beyond any event's depth
+        raise MalformedJsonError(
+            "the body nests arrays and objects too deeply to read; free-form values of an "
+            f"event may nest at most MAX_JSON_DEPTH={MAX_JSON_DEPTH} levels"
+        ) from None
     except UnicodeDecodeError as exc:
         raise MalformedJsonError(f"the body is not UTF-8 text: {exc.reason}") from None
     except json.JSONDecodeError as exc:
@@ -187,6 +251,10 @@ def _decode_json(body: bytes) -> Any:
         message = f"the body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         raise MalformedJsonError(message, where) from None
     except ValueError as exc:
+        if "integer string conversion" in str(exc):  # Python's guard against huge integers
+            limit = sys.get_int_max_str_digits()
+            message = f"the body holds an integer of more than {limit} digits"
+            raise MalformedJsonError(message) from None
         raise MalformedJsonError(f"the body is not valid JSON: {exc}") from None
 
 

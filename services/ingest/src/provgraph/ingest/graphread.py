@@ -1,13 +1,17 @@
-"""Read the projected graph back from Neo4j into the canonical form (for verify and hashes)."""
+"""Read the projected graph back from Neo4j: the canonical form (for verify and hashes) and
+the owners of entities (for the ownership checks of ingest and the projector)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
-from neo4j import Driver
+from neo4j import Driver, RoutingControl
 
-from provgraph.ingest.ports import GraphView
+from provgraph.ingest import cypher
+from provgraph.ingest.ports import GraphView, OwnerLookup
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.ingest.projection.ownership import Owner
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL
 
 _SCOPE = f"(n:Entity OR n:{APPLIED_EVENT_LABEL}) AND ($project IS NULL OR n.project = $project)"
@@ -54,3 +58,61 @@ class Neo4jGraph(GraphView):
     def canonical(self, project: str | None = None) -> CanonicalGraph:
         """The canonical form of the graph, or of one project's part of it."""
         return read_graph(self.driver, project, self.database)
+
+
+def read_owners(
+    driver: Driver,
+    ids: Collection[str],
+    database: str = "neo4j",
+    routing: RoutingControl = RoutingControl.WRITE,
+) -> dict[str, Owner]:
+    """The stored owner of each of `ids` in the graph, in one query. The projector reads from
+    the leader (it must see its own last batch); ingest may read from any member."""
+    if not ids:
+        return {}
+    records, _, _ = driver.execute_query(
+        cypher.OWNERS, ids=sorted(ids), database_=database, routing_=routing
+    )
+    return {str(r["id"]): Owner(str(r["project"]), bool(r["claimed"])) for r in records}
+
+
+class Neo4jOwners(OwnerLookup):
+    """The owners lookup of ingest: one read of the projected graph per batch."""
+
+    def __init__(self, driver: Driver, database: str = "neo4j") -> None:
+        self.driver = driver
+        self.database = database
+
+    def owners(self, ids: Collection[str]) -> dict[str, Owner]:
+        """The stored owner of each of `ids` in the graph."""
+        return read_owners(self.driver, ids, self.database, RoutingControl.READ)
+
+
+# The payload hash the projector stored on each applied event (`integrity.PayloadHashes`);
+# one lookup by the event_id constraint per id.
+_PAYLOAD_HASHES = f"""
+UNWIND $ids AS id
+MATCH (e:{APPLIED_EVENT_LABEL} {{event_id: id}})
+WHERE e.payload_hash IS NOT NULL
+RETURN e.event_id AS event_id, e.payload_hash AS payload_hash
+"""
+
+
+class Neo4jPayloadHashes:
+    """The stored payload hashes of applied events: one read of the graph per batch."""
+
+    def __init__(self, driver: Driver, database: str = "neo4j") -> None:
+        self.driver = driver
+        self.database = database
+
+    def payload_hashes(self, event_ids: Collection[str]) -> dict[str, str]:
+        """The stored hash of each of `event_ids` that is applied."""
+        if not event_ids:
+            return {}
+        records, _, _ = self.driver.execute_query(
+            _PAYLOAD_HASHES,
+            ids=sorted(event_ids),
+            database_=self.database,
+            routing_=RoutingControl.READ,
+        )
+        return {str(r["event_id"]): str(r["payload_hash"]) for r in records}

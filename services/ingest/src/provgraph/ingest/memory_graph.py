@@ -6,7 +6,7 @@ reference the Neo4j graph is checked against, and tests use it in place of Neo4j
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
@@ -21,9 +21,18 @@ from provgraph.ingest.projection.mutations import (
     Mutation,
     NodeUpsert,
 )
+from provgraph.ingest.projection.ownership import Owner
+from provgraph.ingest.rejections import first_copies
 from provgraph.schemas import Event
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label
-from provgraph.schemas.storage import EDGE_VERSION, replaced_version_key, stored_value
+from provgraph.schemas.storage import (
+    CLAIMED,
+    EDGE_VERSION,
+    PLACEHOLDER,
+    PROJECT,
+    replaced_version_key,
+    stored_value,
+)
 
 EdgeKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
 
@@ -41,8 +50,11 @@ class MemoryGraph(BatchWriter, GraphView):
     def write(
         self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
     ) -> int:
-        """Apply `changes` in order and store `offsets`; return how many events were new."""
-        applied = sum(self.apply(change) for change in changes)
+        """Apply `changes` in order and store `offsets`; return how many events were new.
+        A copy of an applied event with another payload raises `RejectedEvents`, as in Neo4j."""
+        ids = {change.record.event_id for change in changes}
+        known = {i: self.events[i].payload_hash for i in ids if i in self.events}
+        applied = sum(self.apply(change) for change in first_copies(changes, known))
         for o in offsets:  # only forward, as in Neo4j
             key = (o.topic, o.partition)
             self.offsets[key] = max(self.offsets.get(key, o.offset), o.offset)
@@ -52,8 +64,19 @@ class MemoryGraph(BatchWriter, GraphView):
         """The last stored offset per partition of `topic`."""
         return {p: o for (t, p), o in self.offsets.items() if t == topic}
 
+    def owners(self, ids: Collection[str]) -> dict[str, Owner]:
+        """The stored owner of each of `ids` in the graph (as `cypher.OWNERS` reads it)."""
+        found = {}
+        for node_id in ids:
+            if node_id in self.nodes:
+                props = self.nodes[node_id][1]
+                claimed = bool(props.get(CLAIMED, False)) or not props[PLACEHOLDER]
+                found[node_id] = Owner(props[PROJECT], claimed)
+        return found
+
     def apply(self, change: EventMutations) -> bool:
-        """Apply one event's mutations; False (and nothing changes) for a known event_id."""
+        """Apply one event's mutations; False (and nothing changes) for a known event_id,
+        whatever its payload: the first copy wins (`verify` folds the log so)."""
         if change.record.event_id in self.events:
             return False
         # Nodes first, as in the writer: relationships always find both ends.

@@ -7,12 +7,13 @@ graph. Each port has one contract-test suite that every adapter passes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from provgraph.ingest.projection import EventMutations
 from provgraph.ingest.projection.canonical import CanonicalGraph
+from provgraph.ingest.projection.ownership import Owner
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,17 @@ class LogRecord(Protocol):
 
     @property
     def value(self) -> bytes | None: ...
+
+    @property
+    def timestamp(self) -> int:
+        """When the log received the record, in ms since the epoch (on the event topic, the
+        broker's append time: `message.timestamp.type=LogAppendTime`); -1 when unknown."""
+        ...
+
+    @property
+    def headers(self) -> Sequence[tuple[str, bytes]]:
+        """The record's headers (ingest stamps `provgraph-principal`)."""
+        ...
 
 
 Poison = list[tuple[LogRecord, BaseException]]
@@ -92,12 +104,23 @@ class EventSource(Protocol):
         ...
 
 
-class BatchWriter(Protocol):
+class OwnerLookup(Protocol):
+    """Who owns entities, as the graph holds them now (`projection.ownership`)."""
+
+    def owners(self, ids: Collection[str]) -> dict[str, Owner]:
+        """The stored owner of each of `ids` that is in the graph (absent: never seen)."""
+        ...
+
+
+class BatchWriter(OwnerLookup, Protocol):
     """Applies a batch of event mutations and stores the batch's offsets in one transaction.
 
-    Exactly once per `event_id`: an event applied before (in any batch) is a no-op. Offsets
-    only move forward. While the store is unreachable, `write` and `read_offsets` raise an
-    error for which `projector.is_unavailable` is true; nothing is applied then.
+    Exactly once per `event_id`: an event applied before (in any batch) is a no-op; a copy under
+    that `event_id` with another payload hash (applied before, or earlier in the batch) makes
+    `write` raise `rejections.RejectedEvents` naming it, with nothing applied. Offsets only
+    move forward. While the store is unreachable, `write` and `read_offsets` raise an
+    error for which `batch.is_unavailable` is true; nothing is applied then. Any other error
+    means the store refused something in the batch (`batch.apply_batch` isolates it).
     """
 
     def write(

@@ -1,9 +1,12 @@
 """The projector: Kafka event log -> pure projection -> Neo4j, with exactly-once effect.
 
-Per poll batch: parse and project every record (poison records go to the dead-letter sink,
-acknowledged before anything else), write the batch and the last offset per partition in one
-Neo4j transaction, then commit the Kafka offsets. On partition assignment the source seeks
-past the offset stored in Neo4j, so Kafka commits are only a progress hint for monitoring.
+Per poll batch: parse and project every record (`provgraph.ingest.batch`: poison records go
+to the dead-letter sink, acknowledged before anything else), write the batch and the last
+offset per partition in one Neo4j transaction, then commit the Kafka offsets. A write the
+store refuses is split until the refused records are alone; they are dead-lettered and the
+rest applied, so one bad record never stops projection: only an unreachable Neo4j or Kafka
+makes the loop wait. On partition assignment the source seeks past the offset stored in
+Neo4j, so Kafka commits are only a progress hint for monitoring.
 
 The loop runs on ports (`provgraph.ingest.ports`): its event source, writer and dead-letter
 sink are parameters; `provgraph.ingest.cli.build_projector` wires the production ones.
@@ -14,20 +17,20 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kafka.errors import KafkaError
-from neo4j.exceptions import (
-    ConnectionAcquisitionTimeoutError,
-    DatabaseUnavailable,
-    ServiceUnavailable,
-    SessionExpired,
-    TransientError,
-)
 
-from provgraph.ingest.openlineage.wrap import decode_log_value
+from provgraph.ingest.batch import (
+    Interrupted,
+    Parsed,
+    apply_batch,
+    describe,
+    is_unavailable,
+    parse_records,
+)
 from provgraph.ingest.ports import (
     BatchWriter,
     DeadLetterSink,
@@ -36,34 +39,21 @@ from provgraph.ingest.ports import (
     PartitionOffset,
     Poison,
 )
-from provgraph.ingest.projection import EventMutations, ProjectionError, project_event
+from provgraph.ingest.rejections import one_line
+from provgraph.ingest.screening import screen_entries
 from provgraph.ingest.settings import IngestSettings
-from provgraph.schemas import ContractError
 
 log = logging.getLogger(__name__)
 
-_UNAVAILABLE = (
-    ServiceUnavailable,
-    SessionExpired,
-    TransientError,
-    DatabaseUnavailable,
-    ConnectionAcquisitionTimeoutError,
-    OSError,
-)
+__all__ = ["Parsed", "Projector", "Stats", "Stopped", "is_unavailable", "parse_records"]
 
 
 class ProjectorError(Exception):
     """Root of the projector's errors."""
 
 
-class Stopped(ProjectorError):
+class Stopped(ProjectorError, Interrupted):
     """The projector was asked to stop while it waited for Neo4j."""
-
-
-def is_unavailable(exc: BaseException) -> bool:
-    """True for errors that mean "Neo4j is not there right now": retry, never dead-letter."""
-    retryable = getattr(exc, "is_retryable", None)
-    return isinstance(exc, _UNAVAILABLE) or bool(retryable and retryable())
 
 
 @dataclass
@@ -75,32 +65,6 @@ class Stats:
     applied: int = 0
     dead_lettered: int = 0
     neo4j_retries: int = 0
-
-
-@dataclass
-class Parsed:
-    """A poll batch parsed: the projected events, the poison and the last offsets."""
-
-    changes: list[EventMutations] = field(default_factory=list)
-    poison: Poison = field(default_factory=list)
-    offsets: dict[tuple[str, int], int] = field(default_factory=dict)
-
-    def last_offsets(self) -> list[PartitionOffset]:
-        """The last offset of each (topic, partition) the batch covers."""
-        return [PartitionOffset(t, p, o) for (t, p), o in self.offsets.items()]
-
-
-def parse_records(records: Sequence[LogRecord]) -> Parsed:
-    """Parse and project each record; a record that fails either is poison."""
-    parsed = Parsed()
-    for record in records:
-        key = (record.topic, record.partition)
-        parsed.offsets[key] = max(parsed.offsets.get(key, -1), record.offset)
-        try:
-            parsed.changes.append(project_event(decode_log_value(record.value or b"")))
-        except (ContractError, ProjectionError, ValueError, TypeError) as exc:
-            parsed.poison.append((record, exc))
-    return parsed
 
 
 class Projector:
@@ -155,23 +119,39 @@ class Projector:
         return len(records)
 
     def _handle(self, records: list[LogRecord]) -> None:
-        parsed = parse_records(records)
-        try:
-            if parsed.poison:
-                self.dead_letters.send(parsed.poison)
-        except KafkaError:
-            self.rewind()  # nothing moved: read the same records again after a pause
-            raise
-        offsets = parsed.last_offsets()
-        applied = self._until_available(lambda: self.writer.write(parsed.changes, offsets))
-        self._commit_kafka(offsets)
-        self._count(records, parsed, applied)
-
-    def _count(self, records: list[LogRecord], parsed: Parsed, applied: int) -> None:
+        parsed = parse_records(records, self.settings.max_clock_skew_s)
+        self._screen_ownership(parsed)
+        applied, _ = apply_batch(self.writer, parsed, self._send, self._until_available)
+        self._commit_kafka(parsed.last_offsets())
         self.stats.batches += 1
         self.stats.records += len(records)
         self.stats.applied += applied
-        self.stats.dead_lettered += len(parsed.poison)
+
+    def _screen_ownership(self, parsed: Parsed) -> None:
+        """Move to the poison every event that writes another project's run, checkpoint,
+        evaluation or dataset (reason `ownership`: `provgraph.ingest.screening`)."""
+        entries = parsed.entries
+        parsed.reject(self._until_available(lambda: screen_entries(self.writer, entries)))
+
+    def _send(self, poison: Poison) -> None:
+        """Store dead letters before the offsets move past them; when the sink is unreachable,
+        nothing moves: the same records are read again after a pause."""
+        try:
+            self.dead_letters.send(poison)
+        except KafkaError:
+            self.rewind()
+            raise
+        self.stats.dead_lettered += len(poison)
+        first = poison[0]
+        log.warning(
+            "dead-lettered %d records (%s), first %s/%d@%d: %s",
+            len(poison),
+            describe(poison),
+            first[0].topic,
+            first[0].partition,
+            first[0].offset,
+            one_line(first[1], 300),
+        )
 
     def _commit_kafka(self, offsets: list[PartitionOffset]) -> None:
         """Commit `offsets` and any that failed before (of partitions still held)."""

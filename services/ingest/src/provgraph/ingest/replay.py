@@ -7,9 +7,11 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from provgraph.ingest.kafka_source import read_log
+from provgraph.ingest.batch import apply_batch, parse_records
+from provgraph.ingest.log_order import read_log_in_order
+from provgraph.ingest.ports import Poison
 from provgraph.ingest.projection import EventMutations
-from provgraph.ingest.projector import parse_records
+from provgraph.ingest.screening import screen_entries
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL
@@ -53,20 +55,30 @@ def replay(
 ) -> tuple[int, int, int]:
     """Rebuild the graph from offset 0 into an empty database: (records, applied, poison).
 
-    Poison records are skipped (the projector already dead-lettered them when it met them).
+    Records go through the projector's own path (`batch.parse_records`, `batch.apply_batch`),
+    so the same ones are refused: poison records are skipped (the projector dead-lettered them
+    when it met them), and a write the store refuses is isolated the same way.
     """
     if require_empty and writer.driver.execute_query(_COUNT_GRAPH).records[0]["n"]:
         raise ReplayError("the database is not empty: replay rebuilds into an empty database")
-    records = applied = poison = 0
-    for batch in read_log(settings):
-        parsed = parse_records(batch)
-        applied += writer.write(parsed.changes, parsed.last_offsets())
-        records, poison = records + len(batch), poison + len(parsed.poison)
+    records = applied = 0
+    skipped: Poison = []
+    for batch in read_log_in_order(settings):
+        parsed = parse_records(batch, settings.max_clock_skew_s)
+        parsed.reject(screen_entries(writer, parsed.entries))  # as the projector: ownership
+        applied += apply_batch(writer, parsed, skipped.extend, _at_once)[0]
+        records += len(batch)
         progress(len(batch))
-    return records, applied, poison
+    return records, applied, len(skipped)
+
+
+def _at_once(action: Callable[[], int]) -> int:
+    # A one-shot command: an unreachable store ends the replay (run it again, it is idempotent).
+    return action()
 
 
 def fold_log(settings: IngestSettings) -> Iterator[EventMutations]:
-    """Every projectable event of the log, projected (poison records are skipped)."""
-    for batch in read_log(settings):
-        yield from parse_records(batch).changes
+    """Every projectable event of the log, projected with its log stamp, in log order (poison
+    records are skipped, by the projector's own rules)."""
+    for batch in read_log_in_order(settings):
+        yield from parse_records(batch, settings.max_clock_skew_s).changes

@@ -20,6 +20,9 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     max_body_bytes: int = 8 * 1024 * 1024
     retry_after_s: int = 5
     ready_cache_s: float = 2.0
+    # How far a client's `occurred_at` may run ahead of the server's clock (ingest's own clock
+    # at ingest; the log's append time in the projector) before the event is refused.
+    max_clock_skew_s: float = Field(default=300.0, ge=0)
 
     # PROVGRAPH_OPENLINEAGE_NAMESPACE_PROJECTS: a JSON object mapping an OpenLineage namespace
     # (of a job or a dataset) to a provgraph project, e.g. {"s3://corpora": "llm-pretrain"}.
@@ -48,3 +51,7 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     # An INFO progress line at most this often, and only when records were read.
     projector_progress_log_s: float = 60.0
     dead_letter_timeout_s: float = 30.0
+    # At start, the projector appends parked dead letters (an event type or schema version it
+    # did not know) that it now understands back to the event log: at most this many dead
+    # letters are read per start.
+    redrive_max_records: int = 100_000

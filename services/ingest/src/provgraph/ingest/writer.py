@@ -8,12 +8,13 @@ nodes, then the applied-event records and the offsets.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
 from provgraph.ingest import cypher
+from provgraph.ingest.graphread import read_owners
 from provgraph.ingest.ports import BatchWriter, PartitionOffset
 from provgraph.ingest.projection import event_props
 from provgraph.ingest.projection.merge import combine_edges, combine_nodes, combine_sets
@@ -23,6 +24,8 @@ from provgraph.ingest.projection.mutations import (
     EventMutations,
     NodeUpsert,
 )
+from provgraph.ingest.projection.ownership import Owner, claims
+from provgraph.ingest.rejections import first_copies
 
 CHUNK_ROWS = 2000
 """Rows per UNWIND statement: large enough to amortise round trips, small enough for memory."""
@@ -77,6 +80,7 @@ def _node_row(m: NodeUpsert) -> dict[str, Any]:
         "id": m.id,
         "project": m.project,
         "defining": m.defining,
+        "claims": claims(m),
         "first_seen": m.first_seen,
         "last_seen": m.last_seen,
         "lww": {k: {"v": i.version, "value": _plain(i.value)} for k, i in m.lww.items()},
@@ -155,14 +159,15 @@ class GraphWriter(BatchWriter):
         )
         return {int(r["partition"]): int(r["offset"]) for r in records}
 
+    def owners(self, ids: Collection[str]) -> dict[str, Owner]:
+        """The stored owner of each of `ids` in the graph."""
+        return read_owners(self.driver, ids, self.database)
+
 
 def _fresh(tx: ManagedTransaction, changes: list[EventMutations]) -> list[EventMutations]:
-    """The changes whose event_id is neither applied already nor repeated in this batch."""
+    """The changes whose event_id is neither applied already nor repeated in this batch;
+    `RejectedEvents` for a copy with another payload (read in the transaction, so that two
+    writers cannot both take one event_id)."""
     ids = sorted({c.record.event_id for c in changes})
-    seen: set[str] = set(tx.run(cypher.APPLIED_IDS, ids=ids).single(strict=True)["ids"])
-    fresh = []
-    for change in changes:
-        if change.record.event_id not in seen:
-            seen.add(change.record.event_id)
-            fresh.append(change)
-    return fresh
+    rows = tx.run(cypher.APPLIED_IDS, ids=ids).single(strict=True)["applied"]
+    return first_copies(changes, {str(i): str(h) for i, h in rows})

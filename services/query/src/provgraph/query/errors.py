@@ -41,6 +41,11 @@ class ForbiddenQueryError(QueryError, InvalidRequestError):
 
     code = "forbidden_query"
 
+    @classmethod
+    def because(cls, reason: str) -> ForbiddenQueryError:
+        """`refused: <reason>`, with the reason in the details too."""
+        return cls(f"refused: {reason}", reason=reason)
+
 
 class MalformedJsonError(QueryError, InvalidRequestError):
     """A request body that is not JSON (or not UTF-8 text)."""

@@ -22,16 +22,20 @@ from provgraph.ingest.projection.mutations import (
     EdgeUpsert,
     EventMutations,
     EventRecord,
+    LogStamp,
     Mutation,
     NodeUpsert,
     ProjectionError,
 )
-from provgraph.schemas import Event
+from provgraph.ingest.projection.ownership import with_writes
+from provgraph.schemas import Event, event_hash
 
 
-def project_event(event: Event) -> EventMutations:
-    """Every mutation one event makes, and the record of the event itself."""
-    mutations = tuple(project(event))
+def project_event(event: Event, stamp: LogStamp | None = None) -> EventMutations:
+    """Every mutation one event makes, and the record of the event itself; `stamp` is what
+    the log says about it (its append time and principal), when it is folded from the log."""
+    stamp = stamp or LogStamp()
+    mutations = with_writes(project(event, stamp))
     touched = frozenset(m.id for m in mutations if isinstance(m, NodeUpsert))
     record = EventRecord(
         event_id=str(event.event_id),
@@ -42,13 +46,17 @@ def project_event(event: Event) -> EventMutations:
         actor=event.actor,
         touched=touched,
         producer=event.producer,
+        payload_hash=event_hash(event),
+        logged_at=stamp.logged_at,
+        principal=stamp.principal,
     )
     return EventMutations(record, mutations)
 
 
 def event_props(record: EventRecord) -> dict[str, Any]:
-    """The properties of an event's AppliedEvent node, in every writer."""
-    return {
+    """The properties of an event's AppliedEvent node, in every writer (an unknown log stamp
+    is left out, as Neo4j stores no null)."""
+    props = {
         "event_id": record.event_id,
         "event_type": record.event_type,
         "occurred_at": record.occurred_at,
@@ -56,7 +64,11 @@ def event_props(record: EventRecord) -> dict[str, Any]:
         "subject": record.subject,
         "actor": record.actor,
         "producer": record.producer,
+        "payload_hash": record.payload_hash,
+        "logged_at": record.logged_at,
+        "principal": record.principal,
     }
+    return {k: v for k, v in props.items() if v is not None}
 
 
 __all__ = [
@@ -64,6 +76,7 @@ __all__ = [
     "EdgeUpsert",
     "EventMutations",
     "EventRecord",
+    "LogStamp",
     "Mutation",
     "NodeUpsert",
     "ProjectionError",

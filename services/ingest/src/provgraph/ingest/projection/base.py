@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from functools import singledispatch
 from typing import Any, TypeVar
 
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
     EdgeUpsert,
+    LogStamp,
     Mutation,
     NodeUpsert,
     ProjectionError,
@@ -43,8 +45,9 @@ def label_of(entity_id: str) -> Label:
 
 
 @singledispatch
-def project(event: Event) -> list[Mutation]:
-    """Turn one event into graph mutations (pure). Each event type registers its function."""
+def project(event: Event, stamp: LogStamp) -> list[Mutation]:
+    """Turn one event (and its log stamp) into graph mutations (pure). Each event type
+    registers its function."""
     raise ProjectionError(f"no projection for event type {event.event_type!r}")
 
 
@@ -52,21 +55,39 @@ E = TypeVar("E", bound=Event)
 
 
 def projects(cls: type[E]) -> Callable[[Callable[[E], list[Mutation]]], Any]:
-    """Register `func` as the projection of events of type `cls`."""
+    """Register `func` as the projection of events of type `cls` (the event alone decides)."""
 
     def wrap(func: Callable[[E], list[Mutation]]) -> Any:
+        project.register(cls)(lambda event, _stamp: func(event))
+        return func
+
+    return wrap
+
+
+def projects_logged(cls: type[E]) -> Callable[[Callable[[E, LogStamp], list[Mutation]]], Any]:
+    """Register `func` as the projection of events of type `cls` that also reads the log's
+    stamp (the rules that decide who wins by the log's order: grants, tokens, deletes)."""
+
+    def wrap(func: Callable[[E, LogStamp], list[Mutation]]) -> Any:
         return project.register(cls)(func)
 
     return wrap
 
 
 class Ctx:
-    """Builders bound to one event: its version, time and project."""
+    """Builders bound to one event: its version, time and project.
 
-    def __init__(self, event: Event) -> None:
+    `time` is the event's claim (`occurred_at`); `logged_at` the log's (the broker's append
+    time, or `time` when the event is folded without its record). Versions are
+    `<occurred_at>|<event_id>`, or `<logged_at>|<event_id>` with `by_log`: the order no
+    client clock can choose.
+    """
+
+    def __init__(self, event: Event, stamp: LogStamp | None = None, *, by_log: bool = False):
         self.event = event
         self.time = format_time(event.occurred_at)
-        self.version = event_version(self.time, str(event.event_id))
+        self.logged_at = (stamp.logged_at if stamp else None) or self.time
+        self.version = event_version(self.logged_at if by_log else self.time, str(event.event_id))
 
     def node(
         self,
@@ -78,7 +99,9 @@ class Ctx:
         maxs: Mapping[str, str | None] | None = None,
         versioned: Mapping[str, Versioned] | None = None,
     ) -> NodeUpsert:
-        """A node upsert; None values are left out (an absent field changes nothing)."""
+        """A node upsert that writes the node (it claims an unowned run, checkpoint or
+        evaluation for the event's project); None values are left out (an absent field
+        changes nothing)."""
         lww = {k: Versioned(self.version, v) for k, v in (props or {}).items() if v is not None}
         lww.update(versioned or {})
         owner = parse_id(entity_id).project
@@ -95,8 +118,9 @@ class Ctx:
         )
 
     def ref(self, entity_id: str) -> NodeUpsert:
-        """A mention of another entity: a placeholder if it has not been seen yet."""
-        return self.node(entity_id)
+        """A mention of another entity: a placeholder if it has not been seen yet. It writes
+        nothing, so it never claims the entity (`projection.ownership`)."""
+        return replace(self.node(entity_id), writes=False)
 
     def edge(
         self,

@@ -16,7 +16,9 @@ from provgraph.ingest.projection.mutations import (
     NodeUpsert,
     Versioned,
 )
+from provgraph.ingest.projection.ownership import CLAIMED_LABELS, claims
 from provgraph.schemas.storage import (
+    CLAIMED,
     FIRST_SEEN_AT,
     ID,
     LAST_EVENT_AT,
@@ -42,12 +44,18 @@ def _join(a: dict[str, str], b: dict[str, str], pick: Any) -> dict[str, str]:
     return out
 
 
+def _says_project(m: NodeUpsert) -> bool:
+    # Whose project wins: a claiming write for runs, checkpoints and evaluations (screened
+    # batches hold one claiming project per node), the defining event for the other kinds.
+    return claims(m) if m.label in CLAIMED_LABELS else m.defining
+
+
 def combine_nodes(a: NodeUpsert, b: NodeUpsert) -> NodeUpsert:
     """One upsert with the effect of applying `a` and `b` (in either order)."""
-    if a.defining == b.defining:
+    if _says_project(a) == _says_project(b):
         project = min(a.project, b.project)
     else:
-        project = a.project if a.defining else b.project
+        project = a.project if _says_project(a) else b.project
     return NodeUpsert(
         id=a.id,
         label=a.label,
@@ -55,6 +63,7 @@ def combine_nodes(a: NodeUpsert, b: NodeUpsert) -> NodeUpsert:
         defining=a.defining or b.defining,
         first_seen=min(a.first_seen, b.first_seen),
         last_seen=max(a.last_seen, b.last_seen),
+        writes=a.writes or b.writes,
         lww=_join_lww(dict(a.lww), dict(b.lww)),
         mins=_join(dict(a.mins), dict(b.mins), min),
         maxs=_join(dict(a.maxs), dict(b.maxs), max),
@@ -82,9 +91,11 @@ def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
             ID: m.id, PLACEHOLDER: True, PROJECT: m.project,
             FIRST_SEEN_AT: m.first_seen, LAST_EVENT_AT: m.last_seen,
         })  # fmt: skip
-    _fold_identity(props, m)
+    foreign = _fold_identity(props, m)
     props[FIRST_SEEN_AT] = min(props[FIRST_SEEN_AT], m.first_seen)
     props[LAST_EVENT_AT] = max(props[LAST_EVENT_AT], m.last_seen)
+    if foreign:
+        return
     for key, item in m.lww.items():
         if props.get(version_key(key), "") < item.version:
             props[key] = stored_value(item.value)
@@ -97,13 +108,24 @@ def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
             props[key] = value
 
 
-def _fold_identity(props: dict[str, Any], m: NodeUpsert) -> None:
-    # project = the least project of the defining events, else of the mentions: a rule that
-    # does not depend on arrival order (a run mentioned from two projects before it started).
+def _fold_identity(props: dict[str, Any], m: NodeUpsert) -> bool:
+    """Fold `m` into `project`, `claimed` and `placeholder`; True when `m` writes a node
+    another project claimed (its properties must not land: see `projection.ownership`)."""
     placeholder = props[PLACEHOLDER]
-    if (m.defining and placeholder) or (
+    # A defined run without `claimed` was written before claims were recorded: it is held too.
+    held = m.label in CLAIMED_LABELS and (props.get(CLAIMED, False) or not placeholder)
+    foreign = claims(m) and held and m.project != props[PROJECT]
+    if held:  # a claimed node's project never changes
+        if claims(m) and not foreign:
+            props[CLAIMED] = True
+    elif claims(m):
+        props[PROJECT], props[CLAIMED] = m.project, True
+    # Otherwise: the least project of the defining events, else of the mentions, a rule that
+    # does not depend on arrival order (a run mentioned from two projects before it is written).
+    elif (m.defining and placeholder) or (
         m.defining == (not placeholder) and m.project < props[PROJECT]
     ):
         props[PROJECT] = m.project
-    if m.defining:
+    if m.defining and not foreign:
         props[PLACEHOLDER] = False
+    return foreign

@@ -22,6 +22,8 @@ from provgraph.schemas.storage import Primitive, Value
 class ProjectionError(Exception):
     """Root of the projection's errors: the event cannot be turned into mutations."""
 
+    reason = "projection"  # the dead letter's reason code (`provgraph.ingest.rejections`)
+
 
 @dataclass(frozen=True)
 class Versioned:
@@ -37,6 +39,8 @@ class NodeUpsert:
 
     `defining` is True when the event is the node's own (run.started for a run): it clears
     `placeholder` and sets `project`. A reference from another event only creates a placeholder.
+    `writes` is False for a mere reference: it never claims the node for the event's project
+    (`projection.ownership`).
     """
 
     id: str
@@ -45,6 +49,7 @@ class NodeUpsert:
     defining: bool
     first_seen: str
     last_seen: str
+    writes: bool = True
     lww: Mapping[str, Versioned] = field(default_factory=dict)
     mins: Mapping[str, str] = field(default_factory=dict)
     maxs: Mapping[str, str] = field(default_factory=dict)
@@ -94,8 +99,21 @@ class EdgeSetReplace:
 
 
 @dataclass(frozen=True)
+class LogStamp:
+    """What the log says about an event, beside the event's own claims (`occurred_at`, `actor`):
+    when the broker appended its record (`logged_at`, UTC text as `storage.format_time`) and
+    the principal ingest authenticated (`principal`, from the record's header). Both are None
+    when an event is folded without its log record; `logged_at` then falls back to
+    `occurred_at`."""
+
+    logged_at: str | None = None
+    principal: str | None = None
+
+
+@dataclass(frozen=True)
 class EventRecord:
-    """The applied event itself: its id (idempotency) and every node it touched (history)."""
+    """The applied event itself: its id (idempotency), the hash of its payload (integrity),
+    the log's stamp and every node it touched (history)."""
 
     event_id: str
     event_type: str
@@ -105,6 +123,9 @@ class EventRecord:
     actor: str
     touched: frozenset[str]
     producer: str = ""
+    payload_hash: str = ""
+    logged_at: str | None = None
+    principal: str | None = None
 
 
 Mutation = NodeUpsert | EdgeUpsert | EdgeSetReplace

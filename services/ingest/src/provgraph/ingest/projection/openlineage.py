@@ -4,7 +4,8 @@
 (DatasetVersion)-[:GENERATED_BY]->(Run); (DatasetVersion)-[:VERSION_OF]->(Dataset);
 (Run)-[:CHILD_OF]->(parent Run)-[:PART_OF]->(parent Job). Every event adds its inputs and
 outputs (a union), and run status only moves forward, so START, RUNNING, COMPLETE, FAIL and
-ABORT converge in any order; COMPLETE alone still yields a completed run.
+ABORT converge in any order; COMPLETE alone still yields a completed run. Inputs of another
+project than the job's are references only: their facets are not kept.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from provgraph.ingest.projection.base import Ctx, projects, status
 from provgraph.ingest.projection.mutations import Mutation
 from provgraph.ingest.projection.runs import RUN_RANK
+from provgraph.schemas import parse_id
 from provgraph.schemas.events.openlineage import (
     OpenLineageDataset,
     OpenLineageDatasetEvent,
@@ -116,6 +118,20 @@ def _dataset(
     return out
 
 
+def _input(ctx: Ctx, ds: OpenLineageDataset, raw: Mapping[str, Any]) -> list[Mutation]:
+    """An input of the event's own project keeps its facets; one of another project is only
+    referenced: reading a dataset gives no right to describe it (`projection.ownership`)."""
+    if parse_id(ds.dataset).project == ctx.event.project:
+        return _dataset(ctx, ds, raw, defining=False)
+    if ds.version is None:
+        return [ctx.ref(ds.dataset)]
+    return [
+        ctx.ref(ds.dataset),
+        ctx.ref(ds.version),
+        ctx.edge(ds.version, Rel.VERSION_OF, ds.dataset),
+    ]
+
+
 @projects(OpenLineageRunEvent)
 def _run_event(event: OpenLineageRunEvent) -> list[Mutation]:
     ctx, p, me = Ctx(event), event.payload, event.subject
@@ -133,7 +149,7 @@ def _run_event(event: OpenLineageRunEvent) -> list[Mutation]:
     out.append(ctx.edge(me, Rel.PART_OF, p.job))
     inputs, outputs = _by_key(raw.get("inputs")), _by_key(raw.get("outputs"))
     for ds in p.inputs:
-        out += _dataset(ctx, ds, inputs.get((ds.namespace, ds.name), {}), defining=False)
+        out += _input(ctx, ds, inputs.get((ds.namespace, ds.name), {}))
         if ds.version is not None:
             out.append(ctx.edge(me, Rel.USED, ds.version, key={"role": "input"}))
     for ds in p.outputs:

@@ -71,6 +71,7 @@ class HistoryEntry:
     producer: str | None
     actor: str | None
     subject: str | None
+    project: str = strawberry.field(description="The project of the event.")
 
     @classmethod
     def of(cls, entry: model.HistoryEntry) -> HistoryEntry:
@@ -81,6 +82,7 @@ class HistoryEntry:
             producer=entry.producer,
             actor=entry.actor,
             subject=entry.subject,
+            project=entry.project,
         )
 
 

@@ -40,8 +40,10 @@ READY_TIMEOUT_S = 2.0
 
 
 async def _on_neo4j_error(_request: Request, exc: Exception) -> Response:
-    logger.warning("Neo4j error: %s", exc)
-    return error_response(UnavailableError(f"Neo4j could not answer: {exc}"))
+    # The driver's text names servers, queries and internals: the log has it, the caller not.
+    code = getattr(exc, "code", None) or type(exc).__name__
+    logger.warning("Neo4j error %s: %s", code, exc)
+    return error_response(UnavailableError("the graph database could not answer", neo4j_code=code))
 
 
 def _start(context: QueryContext, driver: neo4j.Driver) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -11,6 +12,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 import neo4j
 
 from provgraph.core.errors import UnavailableError
+
+logger = logging.getLogger(__name__)
 
 
 class Readiness:
@@ -60,7 +63,8 @@ class Readiness:
         except FutureTimeout:
             return UnavailableError(f"Neo4j did not answer within {self._timeout_s:g} s")
         except Exception as exc:  # any failure of the probe means: not ready
-            return UnavailableError(f"Neo4j is not reachable: {exc}")
+            logger.warning("readiness probe failed: %s", exc)
+            return UnavailableError("Neo4j is not reachable")
         return None
 
 

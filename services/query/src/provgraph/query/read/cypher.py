@@ -136,14 +136,17 @@ LIMIT $fetch
 """
 
 # One round trip tells "no such node" (no row) from "no events" (an empty list).
+# A readable node may have been touched by events of projects the caller cannot read (another
+# project's run used this dataset): those events, their subjects and actors are left out.
 HISTORY = f"""
 MATCH (n:{Label.ENTITY} {{id: $id}})
 WHERE {visible("n")}
 RETURN COLLECT {{
     MATCH (e:{APPLIED_EVENT_LABEL})-[:{TOUCHED_REL}]->(n)
-    WHERE $after_at IS NULL OR e.occurred_at < $after_at
-       OR (e.occurred_at = $after_at AND e.event_id < $after_id)
-    RETURN e {{.event_id, .event_type, .occurred_at, .producer, .actor, .subject}}
+    WHERE ($all OR e.{PROJECT} IN $projects)
+      AND ($after_at IS NULL OR e.occurred_at < $after_at
+           OR (e.occurred_at = $after_at AND e.event_id < $after_id))
+    RETURN e {{.event_id, .event_type, .occurred_at, .producer, .actor, .subject, .{PROJECT}}}
     ORDER BY e.occurred_at DESC, e.event_id DESC
     LIMIT $fetch
 }} AS events

@@ -98,7 +98,8 @@ class ImpactItem:
 
 @dataclass(frozen=True)
 class HistoryEntry:
-    """One event that touched a node."""
+    """One event that touched a node; `project` is the event's own (always one the caller
+    may read)."""
 
     event_id: str
     event_type: str
@@ -106,6 +107,7 @@ class HistoryEntry:
     producer: str | None
     actor: str | None
     subject: str | None
+    project: str
 
 
 @dataclass(frozen=True)

@@ -271,6 +271,7 @@ def _history_entry(row: dict[str, Any]) -> HistoryEntry:
         producer=row.get("producer"),
         actor=row.get("actor"),
         subject=row.get("subject"),
+        project=str(row["project"]),
     )
 
 

@@ -1,7 +1,12 @@
-"""One read transaction against Neo4j, bounded in time; an outage is an `UnavailableError`."""
+"""One read transaction against Neo4j, bounded in time; an outage is an `UnavailableError`.
+
+No text of a driver or server error reaches an answer (it names servers, queries, internals):
+it is logged here, and the caller gets a generic message with the Neo4j code.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from neo4j import (
@@ -12,9 +17,18 @@ from neo4j import (
     Record,
     unit_of_work,
 )
-from neo4j.exceptions import DriverError, ServiceUnavailable, SessionExpired, TransientError
+from neo4j.exceptions import (
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
-from provgraph.core.errors import UnavailableError
+from provgraph.core.errors import ProvgraphError, UnavailableError
+from provgraph.query.errors import LimitExceededError
+
+logger = logging.getLogger(__name__)
 
 
 class ReadSession:
@@ -42,7 +56,19 @@ class ReadSession:
                 ],
             ) as session:
                 return session.execute_read(work)
-        except (ServiceUnavailable, SessionExpired, TransientError) as exc:
-            raise UnavailableError("the graph database is unavailable", cause=str(exc)) from exc
-        except DriverError as exc:
-            raise UnavailableError("the graph database did not answer", cause=str(exc)) from exc
+        except (ServiceUnavailable, SessionExpired, TransientError, Neo4jError, DriverError) as exc:
+            raise self._failure(exc) from exc
+
+    def _failure(self, exc: Exception) -> ProvgraphError:
+        code = getattr(exc, "code", None) or ""
+        if "TransactionTimedOut" in code:
+            return LimitExceededError(
+                f"the read ran longer than the {self._timeout_s:g} s limit",
+                timeout_s=self._timeout_s,
+            )
+        logger.warning("read failed (%s): %s", code or type(exc).__name__, exc)
+        if isinstance(exc, ServiceUnavailable | SessionExpired | TransientError):
+            return UnavailableError("the graph database is unavailable")
+        if isinstance(exc, Neo4jError):
+            return UnavailableError("the graph database could not answer", neo4j_code=code)
+        return UnavailableError("the graph database did not answer")

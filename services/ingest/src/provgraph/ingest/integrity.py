@@ -1,0 +1,109 @@
+"""What ingest checks of a batch beyond the contract: event identity and the client's clock.
+
+- An `event_id` means one payload forever (its hash: `provgraph.schemas.event_hash`). Within
+  a batch, one event_id with two payloads is refused (422); an event_id already applied with
+  another payload is a conflict (409). The same event again is a retry: accepted.
+- `occurred_at` is a claim of the client's clock; more than `max_clock_skew_s` ahead of the
+  server's is refused (422), as the projector dead-letters it against the log's append time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+from provgraph.ingest.errors import EventIdConflictError, GraphUnavailableError
+from provgraph.schemas import BatchError, ErrorCode, Event, event_hash
+from provgraph.schemas.storage import format_time
+
+log = logging.getLogger(__name__)
+
+
+class PayloadHashes(Protocol):
+    """The payload hash of each applied event, by event_id, as the graph holds them now."""
+
+    def payload_hashes(self, event_ids: Collection[str]) -> dict[str, str]:
+        """The stored hash of each of `event_ids` that is applied (absent: not applied)."""
+        ...
+
+
+class MemoryPayloadHashes:
+    """`PayloadHashes` held in memory (unit tests, tools): `applied` maps event_id -> hash."""
+
+    def __init__(self, applied: Mapping[str, str] | None = None) -> None:
+        self.applied: dict[str, str] = dict(applied or {})
+
+    def payload_hashes(self, event_ids: Collection[str]) -> dict[str, str]:
+        return {i: self.applied[i] for i in event_ids if i in self.applied}
+
+    def apply(self, events: Sequence[Event]) -> None:
+        """Record `events` as applied (the first payload of an event_id stays)."""
+        for event in events:
+            self.applied.setdefault(str(event.event_id), event_hash(event))
+
+
+def batch_duplicates(events: Sequence[Event]) -> list[BatchError]:
+    """An error for each event whose event_id an earlier event of the batch carries with
+    another payload."""
+    first: dict[str, tuple[int, str]] = {}
+    errors: list[BatchError] = []
+    for index, event in enumerate(events):
+        event_id, digest = str(event.event_id), event_hash(event)
+        seen = first.setdefault(event_id, (index, digest))
+        if seen[1] != digest:
+            reason = (
+                f"event_id {event_id} is also event {seen[0]} of the batch, with another "
+                "payload: an event_id names one payload (resend the same event, or a new id)"
+            )
+            errors.append(BatchError(index, "event_id", reason, ErrorCode.DUPLICATE_EVENT_ID))
+    return errors
+
+
+def future_events(
+    events: Sequence[Event], max_skew_s: float, now: datetime | None = None
+) -> list[BatchError]:
+    """An error for each event whose occurred_at is more than `max_skew_s` after `now`."""
+    now = now or datetime.now(UTC)
+    bound = now + timedelta(seconds=max_skew_s)
+    return [
+        BatchError(
+            index,
+            "occurred_at",
+            f"occurred_at {format_time(event.occurred_at)} is more than max_clock_skew_s="
+            f"{max_skew_s:g} s after the server's clock ({format_time(now)}): send events "
+            "when they happen, with the time they happened",
+            ErrorCode.OCCURRED_AT_IN_FUTURE,
+        )
+        for index, event in enumerate(events)
+        if event.occurred_at > bound
+    ]
+
+
+def check_applied(events: Sequence[Event], lookup: PayloadHashes, retry_after_s: int = 5) -> None:
+    """Raise `EventIdConflictError` for the first event whose event_id is applied with
+    another payload (one read of the stored hashes); `GraphUnavailableError` when the graph
+    cannot be read."""
+    ids = {str(event.event_id) for event in events}
+    try:
+        stored = lookup.payload_hashes(ids)
+    except Exception as exc:  # the graph is down: not the caller's fault, retry later
+        log.warning("cannot read the payload hashes of %d events: %s", len(ids), exc)
+        raise GraphUnavailableError(
+            "the applied events cannot be read now; retry the same events later",
+            retry_after_s=retry_after_s,
+        ) from exc
+    for index, event in enumerate(events):
+        event_id = str(event.event_id)
+        applied = stored.get(event_id)
+        if applied is not None and applied != event_hash(event):
+            raise EventIdConflictError(
+                f"event {index}: event_id {event_id} is already applied with another payload; "
+                "an event_id names one payload forever (send a new event_id for a new event); "
+                "nothing of the batch was written",
+                index=index,
+                event_id=event_id,
+                stored_hash=applied,
+                payload_hash=event_hash(event),
+            )

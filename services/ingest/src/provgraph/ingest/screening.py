@@ -1,0 +1,117 @@
+"""The ownership screen against a store: one owners lookup per batch, then the pure rule.
+
+Ingest runs it on every batch before appending (`authorize_ownership`: 403 naming the entity
+and its owner). The projector runs it before each write, `replay` before each batch it
+rebuilds and `verify` before each event it folds, all in log order (`log_order`), so a change
+that writes another project's entity has no effect in any of them (`projection.ownership`
+holds the rule and the OpenLineage exception).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from provgraph.authz import AuthUnavailableError, ForbiddenError, Principal, Right
+from provgraph.ingest.log_order import in_log_order
+from provgraph.ingest.ports import BatchWriter, LogRecord, OwnerLookup
+from provgraph.ingest.projection import project_event
+from provgraph.ingest.projection.mutations import EventMutations
+from provgraph.ingest.projection.ownership import (
+    OPENLINEAGE_PREFIX,
+    OwnershipError,
+    StampedRights,
+    Verdict,
+    lookup_ids,
+    screen,
+)
+from provgraph.schemas import Event
+
+log = logging.getLogger(__name__)
+
+
+class CallerRights:
+    """`ownership.Rights` of an authenticated caller: its grants as ingest sees them now."""
+
+    def __init__(self, caller: Principal) -> None:
+        self.caller = caller
+
+    def may_write(self, change: EventMutations, project: str) -> bool:
+        """True when the caller holds writer on `project`."""
+        return self.caller.can(Right.WRITE, project)
+
+
+def authorize_ownership(caller: Principal, events: Sequence[Event], lookup: OwnerLookup) -> None:
+    """Raise `ForbiddenError` for the first event that writes an entity another project owns,
+    or references one of a project the caller cannot read (one read of the owners)."""
+    changes = [project_event(event) for event in events]
+    ids = lookup_ids(changes)
+    try:
+        owners = lookup.owners(ids) if ids else {}
+    except Exception as exc:  # the graph is down: not the caller's fault, retry later
+        log.warning("cannot read the owners of %d entities: %s", len(ids), exc)
+        raise AuthUnavailableError("the owners of the batch's entities cannot be read now") from exc
+    for index, verdict in enumerate(screen(changes, owners, CallerRights(caller))):
+        _refuse(caller, events[index], index, verdict)
+
+
+def _refuse(caller: Principal, event: Event, index: int, verdict: Verdict) -> None:
+    where = f"event {index} ({event.event_type})"
+    if verdict.violation is not None:
+        v = verdict.violation
+        writable = event.event_type.startswith(OPENLINEAGE_PREFIX) and v.entity.startswith(
+            "dataset:"
+        )
+        need = (
+            f" (an OpenLineage output needs the 'writer' right on {v.owner!r})" if writable else ""
+        )
+        raise ForbiddenError(
+            f"{where}: {v}{need}; nothing of the batch was written",
+            index=index,
+            entity=v.entity,
+            owner=v.owner,
+            project=v.project,
+        )
+    for entity, owner in verdict.references.items():
+        if owner != event.project and not caller.can(Right.READ, owner):
+            raise ForbiddenError(
+                f"{where}: referencing {entity} of project {owner!r} needs the 'reader' "
+                f"right on it; nothing of the batch was written",
+                index=index,
+                entity=entity,
+                owner=owner,
+                right=Right.READ.value,
+            )
+
+
+def screen_batch(
+    store: BatchWriter, changes: Sequence[EventMutations]
+) -> list[OwnershipError | None]:
+    """Per change, in order: the error when it writes what another project owns, else None.
+
+    Reads the store once: an unavailable store raises, and nothing is judged.
+    """
+    ids = lookup_ids(changes)
+    owners = store.owners(ids) if ids else {}
+    return [
+        None if v.violation is None else OwnershipError(str(v.violation))
+        for v in screen(changes, owners, StampedRights())
+    ]
+
+
+def screen_entries(
+    store: BatchWriter, entries: Sequence[tuple[LogRecord, EventMutations]]
+) -> list[OwnershipError | None]:
+    """`screen_batch` of a poll batch's (record, change) entries, judged in log order (the
+    partitions merged by append time, `log_order`); the errors come back in `entries`' order."""
+    ordered = in_log_order(range(len(entries)), lambda i: entries[i][0])
+    errors = screen_batch(store, [entries[i][1] for i in ordered])
+    by_entry = dict(zip(ordered, errors, strict=True))
+    return [by_entry[i] for i in range(len(entries))]
+
+
+def owned(store: BatchWriter, changes: Sequence[EventMutations]) -> list[EventMutations]:
+    """The changes that pass the screen (replay and verify skip the others, as the projector
+    dead-lettered them)."""
+    verdicts = screen_batch(store, changes)
+    return [change for change, error in zip(changes, verdicts, strict=True) if error is None]

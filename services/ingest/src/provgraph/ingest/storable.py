@@ -1,0 +1,109 @@
+"""What Neo4j (and its driver) can store, checked on an event's mutations before any write.
+
+The contract already refuses most values a store cannot hold; this check is the projector's
+own, so that every known refusal is decided from the event alone, the same way live, in
+`replay` and in `verify` (which folds in memory, where anything would fit). A write the store
+refuses anyway is isolated by the projector (`provgraph.ingest.batch`).
+
+Neo4j stores a property as a primitive (64-bit integer, float, boolean, string) or an array of
+primitives of one type; the driver encodes text as UTF-8 (a lone surrogate cannot be).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from provgraph.ingest.projection import event_props
+from provgraph.ingest.projection.mutations import (
+    EdgeSetReplace,
+    EdgeUpsert,
+    EventMutations,
+    Mutation,
+    NodeUpsert,
+)
+from provgraph.ingest.rejections import StoreRejected
+
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def check_storable(change: EventMutations) -> None:
+    """Raise `StoreRejected` naming the first value of `change` that Neo4j cannot store."""
+    for where, value in _values(change):
+        problem = _problem(value)
+        if problem is not None:
+            raise StoreRejected(f"{where}: {problem}")
+
+
+def _values(change: EventMutations) -> Iterator[tuple[str, Any]]:
+    for key, value in event_props(change.record).items():
+        yield f"AppliedEvent.{key}", value
+    yield from (("AppliedEvent.touched", node_id) for node_id in change.record.touched)
+    for m in change.mutations:
+        yield from _mutation_values(m)
+
+
+def _mutation_values(m: Mutation) -> Iterator[tuple[str, Any]]:
+    if isinstance(m, NodeUpsert):
+        yield f"{m.id}.id", m.id
+        yield from _props(m.id, {k: v.value for k, v in m.lww.items()})
+        yield from _props(m.id, m.mins)
+        yield from _props(m.id, m.maxs)
+    elif isinstance(m, EdgeUpsert):
+        where = f"{m.src} -[{m.rel.value}]-> {m.dst}"
+        yield from _props(where, {**m.key, **m.props})
+    elif isinstance(m, EdgeSetReplace):
+        for target in m.targets:
+            yield from _props(f"{m.src} -[{m.rel.value}]-> {target.id}", target.props)
+
+
+def _props(where: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    for key, value in props.items():
+        yield f"{where} property name", key
+        yield f"{where}.{key}", value
+
+
+def _problem(value: Any) -> str | None:
+    if isinstance(value, tuple | list):
+        return _array_problem(list(value))
+    return _scalar_problem(value)
+
+
+def _scalar_problem(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        low, high = INT64
+        return None if low <= value <= high else f"integer {value} is outside 64 bits"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{value} is not a finite number"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "text that is not valid UTF-8 (a lone surrogate)"
+        return None
+    return f"a {type(value).__name__} is not a property value"
+
+
+def _array_problem(values: list[Any]) -> str | None:
+    kinds = {_kind(v) for v in values}
+    if len(kinds) > 1:
+        return f"an array of mixed types ({', '.join(sorted(kinds))})"
+    for value in values:
+        if isinstance(value, tuple | list):
+            return "an array nested in an array"
+        problem = _scalar_problem(value)
+        if problem is not None:
+            return f"in an array: {problem}"
+    return None
+
+
+def _kind(value: Any) -> str:
+    # bool before int: True is an int to Python, a boolean to Neo4j.
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"  # an array of integers and floats is stored as floats
+    return type(value).__name__

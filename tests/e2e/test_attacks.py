@@ -68,8 +68,14 @@ def event(
     }
 
 
-def run_started(project: str, run_id: str, **payload: Any) -> dict[str, Any]:
-    return event("run.started", project, f"run:{run_id}", {"run_id": run_id, **payload})
+ENVELOPE = frozenset({"occurred_at", "actor", "schema_version", "event_id", "producer"})
+
+
+def run_started(project: str, run_id: str, **fields: Any) -> dict[str, Any]:
+    """A run.started; `fields` named like envelope fields go to the envelope."""
+    envelope = {k: v for k, v in fields.items() if k in ENVELOPE}
+    payload = {k: v for k, v in fields.items() if k not in ENVELOPE}
+    return event("run.started", project, f"run:{run_id}", {"run_id": run_id, **payload}, **envelope)
 
 
 def checkpoint_saved(project: str, run_id: str, step: int, uri: str) -> dict[str, Any]:

@@ -489,6 +489,18 @@ def test_the_authenticated_principal_is_stamped_beside_the_claimed_actor(
     assert stored["actor"] == "user:the-ceo"  # kept, as a claim
     assert stored["principal"] == f"principal:{stack.names['writer-a']}"
     assert stored["logged_at"] and stored["logged_at"] >= _time(NOW - timedelta(minutes=5))[:19]
+    query = (
+        f'{{ history(id: "run:{forged["payload"]["run_id"]}") '
+        "{ items { eventId actor principal loggedAt } } }"
+    )
+    items = stack.graphql("reader-a", query).json()["data"]["history"]["items"]
+    shown = next(item for item in items if item["eventId"] == forged["event_id"])
+    assert shown == {
+        "eventId": forged["event_id"],
+        "actor": "user:the-ceo",
+        "principal": stored["principal"],
+        "loggedAt": stored["logged_at"],
+    }
 
 
 # --- 6. history shows only readable projects' events --------------------------------------

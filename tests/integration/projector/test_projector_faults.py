@@ -198,7 +198,7 @@ def test_neo4j_down_for_20s_mid_stream_loses_nothing_and_dead_letters_nothing(
         projector.start()
         topic = settings.events_topic
         wait_for(
-            lambda: applied_records(driver, topic) == half, 30, "first half", projector.output()
+            lambda: applied_records(driver, topic) == half, 60, "first half", projector.output()
         )
 
         down_at = time.monotonic()
@@ -209,8 +209,10 @@ def test_neo4j_down_for_20s_mid_stream_loses_nothing_and_dead_letters_nothing(
         time.sleep(max(0.0, 10 - (time.monotonic() - down_at)))
         private_neo4j.start()
 
+        # Bounds for a loaded machine, not timings: the driver's own retries (up to 30 s)
+        # and the projector's backoff (up to 10 s) come after Neo4j's restart.
         wait_for(
-            lambda: applied_records(driver, topic) == len(log), 30, "recovery", projector.output()
+            lambda: applied_records(driver, topic) == len(log), 90, "recovery", projector.output()
         )
         assert projector.alive(), projector.output()
         # The outage was seen and retried: by the driver's own transaction retries (up to
@@ -305,3 +307,56 @@ def test_two_projector_processes_in_one_group_split_the_work(
     assert all(count > 0 for count in read), read
     assert sum(read) >= len(log)
     _assert_converged(settings, neo4j_driver, project, events, len(log))
+
+
+def test_a_projector_started_while_kafka_is_down_waits_for_it(
+    neo4j_driver: Driver,
+    neo4j_endpoint: Any,
+    project: str,
+    unique_name: str,
+    private_kafka: Any,
+    projector_process: Callable[[IngestSettings], ProjectorProcess],
+) -> None:
+    settings = IngestSettings(
+        kafka_bootstrap=private_kafka.bootstrap,
+        events_topic=unique_name,
+        dead_letter_topic=f"{unique_name}.dlq",
+        topic_partitions=2,
+        neo4j_uri=neo4j_endpoint.uri,
+        neo4j_user=neo4j_endpoint.user,
+        neo4j_password=neo4j_endpoint.password,
+        projector_group=f"{unique_name}-group",
+    )
+    events, log = _events(project, seed=53)
+    private_kafka.stop()
+    projector = projector_process(settings)
+    try:
+        projector.start()
+        wait_for(lambda: "Kafka unavailable" in projector.output(), 60, "a wait", projector.output)
+        assert projector.alive(), projector.output()
+        private_kafka.start()
+        # The projector creates the topics once Kafka is back, then folds what arrives.
+        wait_for(lambda: unique_name in _topics(settings), 60, "topics", projector.output())
+        producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all")
+        try:
+            send(producer, settings.events_topic, log)
+        finally:
+            producer.close(timeout=5)
+        done = lambda: applied_records(neo4j_driver, unique_name) == len(log)  # noqa: E731
+        wait_for(done, 60, "projection", projector.output())
+        _assert_converged(settings, neo4j_driver, project, events, len(log))
+    finally:
+        if not private_kafka.server.is_ready():
+            private_kafka.start()
+        neo4j_driver.execute_query("MATCH (o:ProjectorOffset {topic: $t}) DELETE o", t=unique_name)
+
+
+def _topics(settings: IngestSettings) -> set[str]:
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    except Exception:  # not up yet
+        return set()
+    try:
+        return set(admin.list_topics())
+    finally:
+        admin.close()

@@ -55,6 +55,10 @@ class _Producer:
     def __init__(self, outcomes: Sequence[_Meta | Exception]) -> None:
         self.outcomes = list(outcomes)
         self.sent: list[tuple[str, bytes | None, bytes, Any]] = []
+        self.closed_with: float | None = None
+
+    def close(self, timeout: float) -> None:
+        self.closed_with = timeout
 
     def send(self, topic: str, key: bytes | None, value: bytes, headers: Any) -> _Future:
         self.sent.append((topic, key, value, headers))
@@ -62,7 +66,7 @@ class _Producer:
 
 
 def _log(producer: _Producer, topic: str = "log") -> KafkaEventLog:
-    return KafkaEventLog(producer, bootstrap="a:1", topic=topic, timeout_s=1.0)
+    return KafkaEventLog(lambda: producer, bootstrap="a:1", topic=topic, timeout_s=1.0)
 
 
 def _event(run: str) -> Event:
@@ -101,3 +105,40 @@ def test_raw_records_keep_their_key_value_and_headers() -> None:
     producer = _Producer([_Meta(0, 3)])
     _log(producer, "dlq").append_records([(b"k", b"not an event", [("h", b"v")])])
     assert producer.sent == [("dlq", b"k", b"not an event", [("h", b"v")])]
+
+
+def test_after_a_transient_failure_the_next_append_uses_a_new_producer() -> None:
+    broken = _Producer([KafkaTimeoutError("no ack")])
+    fresh = _Producer([_Meta(4, 40)])
+    producers = iter([broken, fresh])
+    log = KafkaEventLog(lambda: next(producers), bootstrap="a:1", topic="log", timeout_s=1.0)
+    with pytest.raises(TransportError):
+        log.append([_event("r-1")])
+    assert broken.closed_with == 0  # retired at once, its pending records failed
+    appended = log.append([_event("r-1")])
+    assert [(a.partition, a.offset) for a in appended] == [(4, 40)]
+    assert len(fresh.sent) == 1
+
+
+def test_a_permanent_refusal_keeps_the_producer() -> None:
+    producer = _Producer([MessageSizeTooLargeError("too big"), _Meta(0, 1)])
+    opened: list[_Producer] = []
+
+    def open_producer() -> _Producer:
+        opened.append(producer)
+        return producer
+
+    log = KafkaEventLog(open_producer, bootstrap="a:1", topic="log", timeout_s=1.0)
+    with pytest.raises(RejectedError):
+        log.append([_event("r-1")])
+    log.append([_event("r-2")])
+    assert len(opened) == 1 and producer.closed_with is None
+
+
+def test_kafka_down_when_opening_a_producer_is_a_transport_error() -> None:
+    def unreachable() -> _Producer:
+        raise OSError("connection refused")
+
+    log = KafkaEventLog(unreachable, bootstrap="a:1", topic="log", timeout_s=1.0)
+    with pytest.raises(TransportError, match="cannot connect to Kafka a:1"):
+        log.append([_event("r-1")])

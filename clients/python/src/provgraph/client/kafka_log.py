@@ -8,8 +8,9 @@ letters and the token and grant commands all produce through `KafkaEventLog`.
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kafka import KafkaAdminClient, KafkaProducer
@@ -92,10 +93,25 @@ def producer_config(
 
 
 class KafkaEventLog(EventLog):
-    """The event log on a Kafka topic: key = subject, value = the event's canonical JSON."""
+    """The event log on a Kafka topic: key = subject, value = the event's canonical JSON.
 
-    def __init__(self, producer: Any, *, bootstrap: str, topic: str, timeout_s: float) -> None:
-        self._producer = producer
+    A producer that failed a send is never used again: it is closed and the next append opens
+    a fresh one with `open_producer`. A producer's state can outlive what the broker remembers
+    (after a broker is killed it may keep timing out although the broker is back), so no
+    half-broken producer outlives an error. Safe to share between threads.
+    """
+
+    def __init__(
+        self,
+        open_producer: Callable[[], Any],
+        *,
+        bootstrap: str,
+        topic: str,
+        timeout_s: float,
+    ) -> None:
+        self._open_producer = open_producer
+        self._producer: Any = None
+        self._lock = threading.Lock()
         self.bootstrap = bootstrap
         self.topic = topic
         self.timeout_s = timeout_s
@@ -121,11 +137,14 @@ class KafkaEventLog(EventLog):
             linger_ms=linger_ms,
             client_id=client_id,
         )
-        try:
-            producer = KafkaProducer(**{**config, **options})
-        except Exception as exc:  # kafka-python raises many unrelated types when down
-            raise TransportError(f"cannot connect to Kafka {bootstrap}: {_name(exc)}") from exc
-        return cls(producer, bootstrap=bootstrap, topic=topic, timeout_s=timeout_s)
+        event_log = cls(
+            lambda: KafkaProducer(**{**config, **options}),
+            bootstrap=bootstrap,
+            topic=topic,
+            timeout_s=timeout_s,
+        )
+        event_log._current()  # Kafka down: TransportError now, not at the first append
+        return event_log
 
     def describe(self) -> str:
         """Where this log writes, for messages."""
@@ -175,13 +194,31 @@ class KafkaEventLog(EventLog):
             raise TransportError(f"topic {self.topic!r} does not exist")
 
     def close(self) -> None:
-        self._close(self.timeout_s)
+        with self._lock:
+            producer, self._producer = self._producer, None
+        if producer is not None:
+            _close(producer, self.timeout_s)
 
-    def _close(self, timeout_s: float) -> None:
-        try:
-            self._producer.close(timeout=timeout_s)
-        except Exception as exc:  # closing a broken producer may fail; it is gone anyway
-            log.debug("closing the Kafka producer failed: %s", exc)
+    def _current(self) -> Any:
+        """The producer in use, opened when there is none; `TransportError` if Kafka is down."""
+        with self._lock:
+            if self._producer is None:
+                try:
+                    self._producer = self._open_producer()
+                except Exception as exc:  # kafka-python raises many unrelated types when down
+                    raise TransportError(
+                        f"cannot connect to Kafka {self.bootstrap}: {_name(exc)}"
+                    ) from exc
+            return self._producer
+
+    def _discard(self, producer: Any) -> None:
+        """Retire `producer` after a transient failure (once, whichever thread saw it first)."""
+        with self._lock:
+            if self._producer is not producer:
+                return
+            self._producer = None
+        log.info("%s: a send failed, the next append uses a new producer", self.describe())
+        _close(producer, 0)
 
     def _produce(self, records: Sequence[Record]) -> list[Any]:
         """Send every record and wait (at most `timeout_s` in all) for each acknowledgement.
@@ -189,22 +226,28 @@ class KafkaEventLog(EventLog):
         Returns, per record, its metadata or the permanent error that refused it; any other
         failure raises `TransportError` (nothing is confirmed: the caller resends the batch).
         """
-        deadline = time.monotonic() + self.timeout_s
-        sent = [self._send(record) for record in records]  # all sent before any wait: batches
+        producer = self._current()
+        deadline = time.monotonic() + self.timeout_s  # opening a producer has its own bound
+        try:  # all sent before any wait: batches
+            sent = [self._send(producer, record) for record in records]
+        except TransportError:
+            self._discard(producer)
+            raise
         outcomes = [_wait(future, deadline) for future in sent]
         transient = [o for o in outcomes if isinstance(o, BaseException) and not _permanent(o)]
         if transient:
+            self._discard(producer)
             raise TransportError(
                 f"{self.describe()}: {len(transient)} of {len(records)} records not "
                 f"acknowledged ({_name(transient[0])})"
             ) from transient[0]
         return outcomes
 
-    def _send(self, record: Record) -> Any:
+    def _send(self, producer: Any, record: Record) -> Any:
         """The record's future, or the permanent error that refused it at once."""
         key, value, headers = record
         try:
-            return self._producer.send(self.topic, key=key, value=value, headers=headers)
+            return producer.send(self.topic, key=key, value=value, headers=headers)
         except Exception as exc:  # kafka-python raises many unrelated types when down
             if _permanent(exc):
                 return exc
@@ -219,6 +262,13 @@ def _wait(sent: Any, deadline: float) -> Any:
         return sent.get(timeout=max(deadline - time.monotonic(), 0.001))
     except Exception as exc:
         return exc
+
+
+def _close(producer: Any, timeout_s: float) -> None:
+    try:
+        producer.close(timeout=timeout_s)
+    except Exception as exc:  # closing a broken producer may fail; it is gone anyway
+        log.debug("closing the Kafka producer failed: %s", exc)
 
 
 def _permanent(error: BaseException) -> bool:

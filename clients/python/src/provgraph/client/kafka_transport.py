@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from provgraph.client.config import DEFAULT_TOPIC, env
-from provgraph.client.errors import ConfigError, RejectedError, TransportError
+from provgraph.client.errors import ConfigError
 from provgraph.client.kafka_log import KafkaEventLog
 from provgraph.client.transport import Transport
 from provgraph.schemas import Event
@@ -15,11 +15,9 @@ class KafkaTransport(Transport):
     """Produces to `topic` with key = subject, so one entity's events stay in order.
 
     The producer is idempotent with ``acks=all``; `send` waits for every acknowledgement (at
-    most `timeout_s`). On a transient failure the producer is closed and built afresh on the
-    next send, so no half-broken producer state outlives an error. Only kafka-python's public
-    API is used: closing waits for the records still pending, which the producer's delivery
-    timeout (`timeout_s`) fails soon after the wait for them ran out. `producer_config` holds
-    KafkaProducer options of your own (they win).
+    most `timeout_s`). After a transient failure the event log sends with a new producer, so
+    no half-broken producer state outlives an error. Only kafka-python's public API is used.
+    `producer_config` holds KafkaProducer options of your own (they win).
     """
 
     def __init__(
@@ -52,15 +50,7 @@ class KafkaTransport(Transport):
     def send(self, batch: list[Event]) -> None:
         if not batch:
             return
-        log = self._event_log()
-        try:
-            log.append(batch)
-        except RejectedError:
-            raise  # the other events were delivered: the producer is fine
-        except TransportError:
-            self._log = None
-            log.close()
-            raise
+        self._event_log().append(batch)
 
     def close(self) -> None:
         log, self._log = self._log, None

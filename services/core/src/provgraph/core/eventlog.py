@@ -29,7 +29,13 @@ EVENTS_CONFIG = {**LOG_CONFIG, TIMESTAMP_TYPE: LOG_APPEND_TIME}
 def ensure_topics(settings: KafkaSettings) -> list[str]:
     """Create the event log and dead-letter topics when missing, and give an existing event
     log the broker's append time; return the topics created."""
-    admin = KafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    timeout_ms = int(settings.produce_timeout_s * 1000)  # Kafka down: an error, not a hang
+    admin = KafkaAdminClient(
+        bootstrap_servers=settings.kafka_bootstrap,
+        bootstrap_timeout_ms=timeout_ms,
+        request_timeout_ms=timeout_ms,
+        reconnect_backoff_max_ms=1000,
+    )
     try:
         existing = set(admin.list_topics())
         configs = {settings.events_topic: EVENTS_CONFIG, settings.dead_letter_topic: LOG_CONFIG}

@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from provgraph.core.errors import ProvgraphError, error_body
 
@@ -55,6 +56,14 @@ def _first_problem(errors: list[Any]) -> str:
     return f"invalid request: {where}: {first.get('msg', 'invalid')}{more}"
 
 
+async def _on_client_disconnect(request: Request, _exc: Exception) -> Response:
+    # The caller hung up (its own timeout) before its body was read: nothing was done, and
+    # nobody reads this answer. Not a server error.
+    log.info("client disconnected before its request to %s was read", request.url.path)
+    body = error_body("client_disconnected", "the client disconnected before its request was read")
+    return JSONResponse(body, status_code=400)
+
+
 async def _on_unexpected(_request: Request, exc: Exception) -> Response:
     # Nothing of the exception reaches the caller (not even its type): the reference finds the
     # logged traceback.
@@ -69,4 +78,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ProvgraphError, _on_provgraph_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
     app.add_exception_handler(RequestValidationError, _on_request_validation)
+    app.add_exception_handler(ClientDisconnect, _on_client_disconnect)
     app.add_exception_handler(Exception, _on_unexpected)

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI, Response
+from neo4j import Driver
 from starlette.concurrency import run_in_threadpool
 
 from provgraph.authz import PrincipalSource
@@ -66,6 +67,16 @@ async def metrics(context: Context) -> Response:
     return Response(content=payload, media_type=content_type)
 
 
+def _graph_reader(settings: IngestSettings) -> Driver:
+    """A driver for ingest's reads of the graph: quiet, and failing within
+    `graph_read_retry_s` while Neo4j is down (the request then answers 503)."""
+    return settings.neo4j_driver(
+        notifications_min_severity="OFF",
+        max_transaction_retry_time=settings.graph_read_retry_s,
+        connection_timeout=max(settings.graph_read_retry_s, 1.0),
+    )
+
+
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     context = app.state.ingest
@@ -79,11 +90,11 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     context.readiness = ReadinessCache(event_log_probe(log, settings), settings.ready_cache_s)
     driver = None
     if context.owners is None:  # ownership is checked even with authentication off
-        driver = settings.neo4j_driver(notifications_min_severity="OFF")
+        driver = _graph_reader(settings)
         context.owners = Neo4jOwners(driver, settings.neo4j_database)
     hashes_driver = None
     if context.payload_hashes is None:  # event_id conflicts are checked even with auth off
-        hashes_driver = driver or settings.neo4j_driver(notifications_min_severity="OFF")
+        hashes_driver = driver or _graph_reader(settings)
         context.payload_hashes = Neo4jPayloadHashes(hashes_driver, settings.neo4j_database)
     authenticator, close_auth = build_authenticator(
         settings, "ingest", source=context.principals, driver=driver

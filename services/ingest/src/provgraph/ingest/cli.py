@@ -96,9 +96,20 @@ def run_projector(
 ) -> Stats:
     """What `provgraph projector` runs: topics and schema ensured, parked dead letters it
     understands now appended to the log again, then the loop until a signal (or, with
-    `until_idle`, until caught up); `writer` replaces the Neo4j writer."""
+    `until_idle`, until caught up); `writer` replaces the Neo4j writer.
+
+    Started while Kafka or Neo4j is down, it waits for them (with the loop's backoff) rather
+    than exiting: a supervisor restarting it in a loop is not needed.
+    """
     from provgraph.core.eventlog import ensure_topics
+    from provgraph.ingest.batch import is_unavailable
     from provgraph.ingest.constraints import apply_schema
+    from provgraph.ingest.projector import (
+        Stats,
+        Stopped,
+        kafka_unavailable,
+        retry_while_unavailable,
+    )
 
     _configure_logging()
     log.info(
@@ -109,15 +120,25 @@ def run_projector(
         settings.neo4j_uri,
         settings.neo4j_database,
     )
-    ensure_topics(settings)
-    _redrive_parked(settings)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
+
+    def when_up(what: str, action: Callable[[], Any]) -> Any:
+        transient = kafka_unavailable if what == "Kafka" else is_unavailable
+        return retry_while_unavailable(action, what, transient, settings, stop)
+
     with settings.neo4j_driver() as driver:
-        apply_schema(driver, settings.neo4j_database)
-        custom = writer(driver) if writer else None
-        projector = build_projector(settings, driver, writer=custom, stop=stop)
+        try:
+            when_up("Kafka", lambda: ensure_topics(settings))
+            _redrive_parked(settings)
+            when_up("Neo4j", lambda: apply_schema(driver, settings.neo4j_database))
+            custom = writer(driver) if writer else None
+            projector: Projector = when_up(
+                "Kafka", lambda: build_projector(settings, driver, writer=custom, stop=stop)
+            )
+        except Stopped:
+            return Stats()
         try:
             return projector.run_until_idle(timeout_s) if until_idle else projector.run()
         finally:

@@ -23,6 +23,7 @@ from typing import Any
 
 from kafka.errors import KafkaError
 
+from provgraph.client.errors import TransportError
 from provgraph.ingest.batch import (
     Interrupted,
     Parsed,
@@ -54,6 +55,35 @@ class ProjectorError(Exception):
 
 class Stopped(ProjectorError, Interrupted):
     """The projector was asked to stop while it waited for Neo4j."""
+
+
+def retry_while_unavailable(
+    action: Callable[[], Any],
+    what: str,
+    transient: Callable[[BaseException], bool],
+    settings: IngestSettings,
+    stop: threading.Event,
+    on_retry: Callable[[], None] = lambda: None,
+) -> Any:
+    """Run `action`, retrying with capped exponential backoff while it fails with an error
+    `transient` calls an outage of `what`; `Stopped` when `stop` is set meanwhile."""
+    delay = settings.projector_backoff_initial_s
+    while True:
+        try:
+            return action()
+        except Exception as exc:
+            if not transient(exc):
+                raise
+            on_retry()
+            log.warning("%s unavailable (%s); retrying in %.1fs", what, exc, delay)
+        if stop.wait(delay):
+            raise Stopped(f"stopped while waiting for {what}")
+        delay = min(delay * 2, settings.projector_backoff_max_s)
+
+
+def kafka_unavailable(exc: BaseException) -> bool:
+    """True for errors that mean "Kafka is not there right now"."""
+    return isinstance(exc, KafkaError | TransportError)
 
 
 @dataclass
@@ -193,18 +223,13 @@ class Projector:
 
     def _until_available(self, action: Callable[[], Any]) -> Any:
         """Run `action`, retrying with capped exponential backoff while Neo4j is unavailable."""
-        delay = self.settings.projector_backoff_initial_s
-        while True:
-            try:
-                return action()
-            except Exception as exc:
-                if not is_unavailable(exc):
-                    raise
-                self.stats.neo4j_retries += 1
-                log.warning("Neo4j unavailable (%s); retrying in %.1fs", exc, delay)
-            if self.stop.wait(delay):
-                raise Stopped("stopped while waiting for Neo4j")
-            delay = min(delay * 2, self.settings.projector_backoff_max_s)
+
+        def count() -> None:
+            self.stats.neo4j_retries += 1
+
+        return retry_while_unavailable(
+            action, "Neo4j", is_unavailable, self.settings, self.stop, on_retry=count
+        )
 
     def caught_up(self) -> bool:
         """True when every assigned partition is read to its end."""

@@ -23,6 +23,10 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     # How far a client's `occurred_at` may run ahead of the server's clock (ingest's own clock
     # at ingest; the log's append time in the projector) before the event is refused.
     max_clock_skew_s: float = Field(default=300.0, ge=0)
+    # How long ingest's reads of the graph (tokens, owners, applied payload hashes) retry while
+    # Neo4j is unreachable before the request is answered 503 with Retry-After (the driver's
+    # own default, 30 s, kept callers waiting past their HTTP timeouts).
+    graph_read_retry_s: float = Field(default=3.0, ge=0)
 
     # PROVGRAPH_OPENLINEAGE_NAMESPACE_PROJECTS: a JSON object mapping an OpenLineage namespace
     # (of a job or a dataset) to a provgraph project, e.g. {"s3://corpora": "llm-pretrain"}.

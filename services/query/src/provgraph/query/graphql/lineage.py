@@ -72,6 +72,16 @@ class HistoryEntry:
     actor: str | None
     subject: str | None
     project: str = strawberry.field(description="The project of the event.")
+    principal: str | None = strawberry.field(
+        default=None,
+        description="The principal the ingest service authenticated for the event (`actor` "
+        "is what the client claimed); null for an event written straight to Kafka.",
+    )
+    logged_at: str | None = strawberry.field(
+        default=None,
+        description="When the broker appended the event: server time (`occurredAt` is the "
+        "client's).",
+    )
 
     @classmethod
     def of(cls, entry: model.HistoryEntry) -> HistoryEntry:
@@ -83,6 +93,8 @@ class HistoryEntry:
             actor=entry.actor,
             subject=entry.subject,
             project=entry.project,
+            principal=entry.principal,
+            logged_at=entry.logged_at,
         )
 
 

@@ -146,7 +146,8 @@ RETURN COLLECT {{
     WHERE ($all OR e.{PROJECT} IN $projects)
       AND ($after_at IS NULL OR e.occurred_at < $after_at
            OR (e.occurred_at = $after_at AND e.event_id < $after_id))
-    RETURN e {{.event_id, .event_type, .occurred_at, .producer, .actor, .subject, .{PROJECT}}}
+    RETURN e {{.event_id, .event_type, .occurred_at, .producer, .actor, .subject, .{PROJECT},
+              .principal, .logged_at}}
     ORDER BY e.occurred_at DESC, e.event_id DESC
     LIMIT $fetch
 }} AS events

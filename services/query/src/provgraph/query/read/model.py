@@ -108,6 +108,11 @@ class HistoryEntry:
     actor: str | None
     subject: str | None
     project: str
+    principal: str | None = None
+    """Who ingest authenticated for the event (`actor` is the client's claim); None for an
+    event written straight to Kafka."""
+    logged_at: str | None = None
+    """When the broker appended the event (server time; `occurred_at` is the client's)."""
 
 
 @dataclass(frozen=True)

@@ -272,6 +272,8 @@ def _history_entry(row: dict[str, Any]) -> HistoryEntry:
         actor=row.get("actor"),
         subject=row.get("subject"),
         project=str(row["project"]),
+        principal=row.get("principal"),
+        logged_at=row.get("logged_at"),
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.ol_chain import Chain
 from support.projection_story import Story
 from support.projection_workload import Workload
 
@@ -211,6 +212,20 @@ class GraphWriterContract(ABC):
             assert [props["first_seen_at"] for _, props, _ in used] == [
                 "2024-05-01T00:03:00.000000Z"
             ]
+
+    def test_an_input_read_without_a_version_uses_the_latest_at_the_run_start_in_any_order(
+        self,
+    ) -> None:
+        chain = Chain(self.project)
+        events = chain.events()
+        expected = self.fold(*events)
+        inferred = {
+            (src, dst)
+            for src, props, dst in edges(expected, "USED")
+            if props.get("inferred") == "latest_version_at_run_start"
+        }
+        assert inferred == chain.expected_used()
+        assert self.fold(*events[::-1], batch=3) == expected  # readers before their writers
 
     # -- the log's word: its time and principal ------------------------------------------------
 

@@ -141,7 +141,9 @@ def test_pipeline_and_training_run_meet_at_one_dataset_version(
     )
     reached = set(upstream[0]["ids"])
     assert {version, f"run:{ol_run}", f"job:{project}/prep.web_crawl"} <= reached
-    assert f"dataset:{project}/public.raw_pages@unversioned" in reached
+    # Read without a version facet: (Run)-[:READS]->(Dataset), no version known to link.
+    assert f"dataset:{project}/public.raw_pages" in reached
+    assert not {i for i in reached if i.startswith(f"dataset:{project}/public.raw_pages@")}
     _assert_through_the_reader(neo4j_driver, settings, project, train_run, ol_run)
     _assert_through_marquez_rest(neo4j_driver, admin_headers, version, train_run, ol_run)
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read import columns
 from provgraph.query.read.convert import (
     as_number,
     bounded,
@@ -22,8 +23,9 @@ from provgraph.query.read.convert import (
     rel_of,
     uri_variants,
 )
-from provgraph.query.read.cypher import ARTIFACT_LABELS
+from provgraph.query.read.cypher import ARTIFACT_LABELS, COLUMN_LINEAGE_JSON
 from provgraph.query.read.model import (
+    ColumnLineage,
     Direction,
     EdgeView,
     GraphPath,
@@ -35,7 +37,7 @@ from provgraph.query.read.model import (
     Scope,
 )
 from provgraph.query.settings import QuerySettings
-from provgraph.schemas.graph import Label, Rel
+from provgraph.schemas.graph import MARQUEZ_ID, Label, Rel
 from provgraph.schemas.storage import FIRST_SEEN_AT, param_key
 
 UP, DOWN, BOTH = Direction.UPSTREAM, Direction.DOWNSTREAM, Direction.BOTH
@@ -55,6 +57,11 @@ def _seen_by(node: NodeView, scope: Scope, as_of: str | None) -> bool:
 def _edge_seen(edge: EdgeView, as_of: str | None) -> bool:
     """`rel_visible(r)`: a relationship without a first-seen stamp predates every cut."""
     return as_of is None or str(edge.props.get(FIRST_SEEN_AT) or "") <= as_of
+
+
+def _facet_text(node: NodeView) -> str:
+    """The stored `columnLineage` facet text ('' when absent), as the reader's filter sees it."""
+    return str(node.props.get(COLUMN_LINEAGE_JSON) or "")
 
 
 def _live(node: NodeView, as_of: str | None) -> bool:
@@ -276,6 +283,77 @@ class FakeReader:
             if n.type in kinds and _seen_by(n, scope, None) and stored_at(n)
         ]
         return sorted(found, key=lambda n: n.id)[: self.settings.page_max_size]
+
+    def datasets_by_key(self, keys: Sequence[str], scope: Scope) -> list[NodeView | None]:
+        self.calls["datasets_by_key"] += 1
+        kinds = {Label.DATASET.value, Label.DATASET_VERSION.value}
+        readable = sorted(
+            (n for n in self.by_id.values() if n.type in kinds and _seen_by(n, scope, None)),
+            key=lambda n: n.id,
+        )
+
+        def first(key: str) -> NodeView | None:
+            return next(
+                (
+                    n
+                    for n in readable
+                    if n.id == key or (n.type == Label.DATASET and n.props.get(MARQUEZ_ID) == key)
+                ),
+                None,
+            )
+
+        return [first(key) for key in keys]
+
+    def column_lineage(
+        self,
+        dataset_id: str,
+        scope: Scope,
+        *,
+        field: str | None = None,
+        direction: Direction = UP,
+        depth: int = 5,
+        limit: int = 1000,
+    ) -> ColumnLineage | None:
+        self.calls["column_lineage"] += 1
+        depth = bounded("depth", depth, self.settings.lineage_max_depth)
+        limit = bounded("limit", limit, self.settings.lineage_max_limit)
+        node = self._get(dataset_id, scope)
+        if node is None:
+            return None
+        versioned = [
+            self._get(e.dst, scope)
+            for e in self.edges
+            if e.src == node.id and e.type == Rel.VERSION_OF.value
+        ]
+        root = columns.column_root(node, next((v for v in versioned if v is not None), None))
+        if root is None:
+            return None
+
+        def by_marquez_id(keys: Sequence[str]) -> list[NodeView]:
+            return [n for n in self.datasets_by_key(keys, scope) if n is not None]
+
+        def consumers(keys: Sequence[tuple[str, str]]) -> list[NodeView]:
+            texts = columns.consumer_keys(keys)
+            found = [
+                n
+                for n in sorted(self.by_id.values(), key=lambda n: n.id)
+                if n.type == Label.DATASET
+                and _seen_by(n, scope, None)
+                and any(
+                    k["namespace"] in _facet_text(n) and k["name"] in _facet_text(n) for k in texts
+                )
+            ]
+            return found[:limit]
+
+        return columns.walk(
+            root,
+            field=field,
+            direction=Direction(direction),
+            depth=depth,
+            limit=limit,
+            by_marquez_id=by_marquez_id,
+            consumers=consumers,
+        )
 
     def history(
         self, node_id: str, scope: Scope, *, first: int = 50, after: str | None = None

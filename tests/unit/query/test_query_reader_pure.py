@@ -99,7 +99,9 @@ def test_uri_variants() -> None:
 
 
 def test_traversal_builders_only_take_a_positive_int_depth() -> None:
-    assert "{1,3}" in cypher.lineage(Direction.UPSTREAM, 3)
+    assert "{1,3}" in cypher.lineage(Direction.DOWNSTREAM, 3)
+    # Upstream, a Dataset root first steps to its versions ({0,1}), then up to 3 steps ({0,3}).
+    assert "{0,3}" in cypher.lineage(Direction.UPSTREAM, 3)
     for bad in (0, -1, "3) MATCH (x", 2.5):
         with pytest.raises(ValueError):
             cypher.lineage(Direction.UPSTREAM, bad)  # type: ignore[arg-type]

@@ -44,6 +44,10 @@ class Rel(StrEnum):
     SERVES = "SERVES"
     BASED_ON = "BASED_ON"
     CHILD_OF = "CHILD_OF"
+    # (Run)-[:READS]->(Dataset): the run read some version of the dataset, which one it did not
+    # declare (an OpenLineage input without a version facet). The projection infers the
+    # version: see INFERRED below.
+    READS = "READS"
 
 
 # Bookkeeping nodes, outside the lineage graph.
@@ -53,6 +57,17 @@ APPLIED_EVENT_LABEL = "AppliedEvent"  # event ids already folded in (idempotency
 # (:AppliedEvent)-[:TOUCHED]->(:Entity): every node an event touched, its way back to the log.
 # Not a lineage edge: lineage traversals name their relationship types and never follow it.
 TOUCHED_REL = "TOUCHED"
+
+# A USED relationship the projection inferred from a READS, not one an event declared:
+# (Run)-[:USED {role: "input", inferred: INFERRED_LATEST_AT_RUN_START}]->(DatasetVersion), to
+# the latest version of the dataset created at or before the run's start (else its end).
+# Declared USED relationships never carry `inferred`.
+INFERRED = "inferred"
+INFERRED_LATEST_AT_RUN_START = "latest_version_at_run_start"
+# The Marquez-style id of an OpenLineage-born Dataset or Job node: `dataset:<ol namespace>:<ol
+# name>` or `job:<ol namespace>:<ol name>`. Indexed, not unique: several OpenLineage names may
+# map to one node (two namespaces mapped to one project), the last writer's is kept.
+MARQUEZ_ID = "marquez_id"
 
 LINEAGE_LABELS: tuple[Label, ...] = tuple(label for label in Label if label is not Label.ENTITY)
 
@@ -76,6 +91,7 @@ def schema_statements() -> list[str]:
     statements = [_unique(label, "id") for label in Label]
     statements += [_index(Label.ENTITY, prop) for prop in ("project", "name", "last_event_at")]
     statements.append(_index(Label.PRINCIPAL, "token_hash"))  # authentication by hash
+    statements += [_index(label, MARQUEZ_ID) for label in (Label.DATASET, Label.JOB)]
     statements.append(_unique(OFFSET_LABEL, "topic", "partition"))
     statements.append(_unique(APPLIED_EVENT_LABEL, "event_id"))
     return statements

@@ -10,6 +10,7 @@ from __future__ import annotations
 from provgraph.ingest.projection.ownership import CLAIMED_LABELS
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
+    INFERRED,
     OFFSET_LABEL,
     TOUCHED_REL,
     Label,
@@ -76,6 +77,25 @@ FOREACH (_ IN CASE WHEN row.v <> '' AND coalesce(r.`{edge_v}`, '') < row.v THEN 
     SET r += row.props, r.`{edge_v}` = row.v)
 """
 
+# A declared USED relationship: MERGE would also match an inferred one (a pattern's properties
+# are a subset of the relationship's), so the declared one is found, or created, beside it.
+# A run's USED relationships are declared by its own events only, which one writer folds in
+# order (the log is keyed by subject), so the find-then-create does not race.
+_DECLARED_USED = """
+UNWIND $rows AS row
+MATCH (a:{src} {{id: row.src}})
+MATCH (b:{dst} {{id: row.dst}})
+OPTIONAL MATCH (a)-[found:{rel}{key}]->(b) WHERE found.`{inferred}` IS NULL
+WITH a, b, row, count(found) AS found
+FOREACH (_ IN CASE WHEN found = 0 THEN [1] ELSE [] END | CREATE (a)-[:{rel}{key}]->(b))
+WITH a, b, row
+MATCH (a)-[r:{rel}{key}]->(b) WHERE r.`{inferred}` IS NULL
+SET r.first_seen_at = CASE WHEN r.first_seen_at IS NULL OR row.first_seen < r.first_seen_at
+                           THEN row.first_seen ELSE r.first_seen_at END
+FOREACH (_ IN CASE WHEN row.v <> '' AND coalesce(r.`{edge_v}`, '') < row.v THEN [1] ELSE [] END |
+    SET r += row.props, r.`{edge_v}` = row.v)
+"""
+
 # Replace a whole relationship set when the row's version is newer than the stored one.
 _EDGE_SET = """
 UNWIND $rows AS row
@@ -135,10 +155,17 @@ def node_upsert(label: Label) -> str:
 
 
 def edge_upsert(rel: Rel, src: Label, dst: Label, key: tuple[str, ...]) -> str:
-    """Merge relationships of one type between bound nodes; `key` props identify them."""
+    """Merge relationships of one type between bound nodes; `key` props identify them (a
+    declared USED one is never an inferred one)."""
     key_text = " {" + ", ".join(f"{k}: row.key.{k}" for k in key) + "}" if key else ""
-    return _EDGE.format(
-        rel=rel.value, src=src.value, dst=dst.value, key=key_text, edge_v=EDGE_VERSION
+    query = _DECLARED_USED if rel is Rel.USED and INFERRED not in key else _EDGE
+    return query.format(
+        rel=rel.value,
+        src=src.value,
+        dst=dst.value,
+        key=key_text,
+        edge_v=EDGE_VERSION,
+        inferred=INFERRED,
     )
 
 
@@ -146,3 +173,47 @@ def edge_set_replace(rel: Rel, src: Label, dst: Label) -> str:
     """Replace the `rel` relationships of each source node when the row is newer."""
     vkey = replaced_version_key(rel)
     return _EDGE_SET.format(rel=rel.value, src=src.value, dst=dst.value, vkey=vkey)
+
+
+# ---- inferred inputs (`projection.resolution`) ---------------------------------------------
+
+# The facts of the datasets to resolve: those named, and those the named runs READ. Each is
+# locked first (a property set and removed: nothing stays), in id order, so that two writers
+# resolving one dataset take turns and the second reads what the first committed.
+RESOLUTION_FACTS = f"""
+CALL () {{
+    UNWIND $runs AS run_id
+    MATCH (:{Label.RUN} {{id: run_id}})-[:{Rel.READS}]->(d:{Label.DATASET})
+    RETURN d
+  UNION
+    UNWIND $datasets AS dataset_id
+    MATCH (d:{Label.DATASET} {{id: dataset_id}})
+    RETURN d
+}}
+WITH DISTINCT d
+WHERE EXISTS {{ (:{Label.RUN})-[:{Rel.READS}]->(d) }}
+WITH d ORDER BY d.id
+SET d._v_lock = true
+REMOVE d._v_lock
+RETURN d.id AS dataset,
+       [(v:{Label.DATASET_VERSION})-[:{Rel.VERSION_OF}]->(d) |
+        [v.id, v.created_at, [(v)-[:{Rel.GENERATED_BY}]->(p:{Label.RUN}) | p.id]]] AS versions,
+       [(r:{Label.RUN})-[:{Rel.READS}]->(d) | [r.id, r.started_at, r.ended_at]] AS reads,
+       [(r:{Label.RUN})-[u:{Rel.USED}]->(v:{Label.DATASET_VERSION})-[:{Rel.VERSION_OF}]->(d)
+        WHERE u.`{INFERRED}` IS NOT NULL | [r.id, v.id, u.first_seen_at]] AS inferred
+"""
+
+DELETE_INFERRED = f"""
+UNWIND $rows AS row
+MATCH (:{Label.RUN} {{id: row.run}})-[u:{Rel.USED}]->(:{Label.DATASET_VERSION} {{id: row.version}})
+WHERE u.`{INFERRED}` IS NOT NULL
+DELETE u
+"""
+
+MERGE_INFERRED = f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{id: row.run}})
+MATCH (v:{Label.DATASET_VERSION} {{id: row.version}})
+MERGE (r)-[u:{Rel.USED} {{role: row.role, `{INFERRED}`: row.inferred}}]->(v)
+SET u.first_seen_at = row.first_seen
+"""

@@ -6,11 +6,13 @@ reference the Neo4j graph is checked against, and tests use it in place of Neo4j
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
 from provgraph.ingest.projection import event_props, project_event
+from provgraph.ingest.projection.base import label_of
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
 from provgraph.ingest.projection.merge import apply_node
 from provgraph.ingest.projection.mutations import (
@@ -20,11 +22,23 @@ from provgraph.ingest.projection.mutations import (
     EventRecord,
     Mutation,
     NodeUpsert,
+    ResolveReads,
 )
 from provgraph.ingest.projection.ownership import Owner
+from provgraph.ingest.projection.resolution import (
+    CREATED_AT,
+    ENDED_AT,
+    INFERRED_KEY,
+    STARTED_AT,
+    Facts,
+    InferredUse,
+    Read,
+    Version,
+    plan,
+)
 from provgraph.ingest.rejections import first_copies
 from provgraph.schemas import Event
-from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label
+from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label, Rel
 from provgraph.schemas.storage import (
     CLAIMED,
     EDGE_VERSION,
@@ -35,6 +49,40 @@ from provgraph.schemas.storage import (
 )
 
 EdgeKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
+_INFERRED_ITEMS = tuple(sorted(INFERRED_KEY.items()))
+
+
+def _inferred_key(run: str, version: str) -> EdgeKey:
+    return (run, Rel.USED.value, version, _INFERRED_ITEMS)
+
+
+class _ReadFacts:
+    """What the resolution of inferred inputs reads, indexed as relationships are applied
+    (the Cypher reads it by pattern): versions, producers and readers of each dataset."""
+
+    def __init__(self) -> None:
+        self.versions: dict[str, set[str]] = defaultdict(set)  # dataset -> its versions
+        self.producers: dict[str, set[str]] = defaultdict(set)  # version -> runs
+        self.readers: dict[str, set[str]] = defaultdict(set)  # dataset -> runs READing it
+        self.reading: dict[str, set[str]] = defaultdict(set)  # run -> datasets it READS
+        self.inferred: dict[str, dict[str, str]] = defaultdict(dict)  # dataset -> run -> version
+
+    def add(self, m: EdgeUpsert) -> None:
+        if m.rel is Rel.VERSION_OF and m.dst_label is Label.DATASET:
+            self.versions[m.dst].add(m.src)
+        elif m.rel is Rel.GENERATED_BY and m.src_label is Label.DATASET_VERSION:
+            self.producers[m.src].add(m.dst)
+        elif m.rel is Rel.READS:
+            self.readers[m.dst].add(m.src)
+            self.reading[m.src].add(m.dst)
+
+    def datasets(self, subjects: Iterable[str]) -> set[str]:
+        """The datasets to resolve for `ResolveReads` subjects (a run: those it READS)."""
+        found: set[str] = set()
+        for subject in subjects:
+            is_run = label_of(subject) is Label.RUN
+            found |= self.reading.get(subject, set()) if is_run else {subject}
+        return found
 
 
 class MemoryGraph(BatchWriter, GraphView):
@@ -46,6 +94,7 @@ class MemoryGraph(BatchWriter, GraphView):
         self.edge_sets: dict[tuple[str, str], EdgeSetReplace] = {}
         self.events: dict[str, EventRecord] = {}
         self.offsets: dict[tuple[str, int], int] = {}
+        self._facts = _ReadFacts()
 
     def write(
         self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
@@ -79,9 +128,13 @@ class MemoryGraph(BatchWriter, GraphView):
         whatever its payload: the first copy wins (`verify` folds the log so)."""
         if change.record.event_id in self.events:
             return False
-        # Nodes first, as in the writer: relationships always find both ends.
+        # Nodes first, as in the writer: relationships always find both ends; the inferred
+        # inputs last, from the facts stored then.
         for m in sorted(change.mutations, key=lambda m: not isinstance(m, NodeUpsert)):
             self._apply(m)
+        asks = [m.subject for m in change.mutations if isinstance(m, ResolveReads)]
+        for dataset in sorted(self._facts.datasets(asks)):
+            self._resolve(dataset)
         self.events[change.record.event_id] = change.record
         return True
 
@@ -97,7 +150,8 @@ class MemoryGraph(BatchWriter, GraphView):
             apply_node(props, m)
         elif isinstance(m, EdgeUpsert):
             self._apply_edge(m)
-        else:
+            self._facts.add(m)
+        elif isinstance(m, EdgeSetReplace):
             self._apply_set(m)
 
     def _apply_edge(self, m: EdgeUpsert) -> None:
@@ -113,6 +167,40 @@ class MemoryGraph(BatchWriter, GraphView):
         if current is None or current.version < m.version:
             self.edge_sets[(m.src, m.rel.value)] = m
             self.nodes[m.src][1][replaced_version_key(m.rel)] = m.version
+
+    def _resolve(self, dataset: str) -> None:
+        """Make the inferred USED relationships of `dataset`'s readers what the rule says."""
+        change, inferred = plan(self._read_facts(dataset)), self._facts.inferred[dataset]
+        for run, version in change.delete:
+            del self.edges[_inferred_key(run, version)]
+            del inferred[run]
+        for use in change.write:
+            props = {**INFERRED_KEY, "first_seen_at": use.first_seen}
+            self.edges[_inferred_key(use.run, use.version)] = props
+            inferred[use.run] = use.version
+
+    def _read_facts(self, dataset: str) -> Facts:
+        """What `cypher.RESOLUTION_FACTS` reads about `dataset`."""
+        versions = sorted(self._facts.versions.get(dataset, ()))
+        readers = sorted(self._facts.readers.get(dataset, ()))
+        inferred = [
+            InferredUse(run, version, self.edges[_inferred_key(run, version)]["first_seen_at"])
+            for run, version in sorted(self._facts.inferred.get(dataset, {}).items())
+        ]
+        producers = self._facts.producers
+        return Facts(
+            dataset,
+            tuple(
+                Version(v, self._prop(v, CREATED_AT), tuple(sorted(producers.get(v, ()))))
+                for v in versions
+            ),
+            tuple(Read(r, self._prop(r, STARTED_AT), self._prop(r, ENDED_AT)) for r in readers),
+            tuple(inferred),
+        )
+
+    def _prop(self, node_id: str, key: str) -> str | None:
+        value = self.nodes[node_id][1].get(key) if node_id in self.nodes else None
+        return str(value) if value is not None else None
 
     def canonical(self, project: str | None = None) -> CanonicalGraph:
         """The canonical form; with `project`, only its nodes and their outgoing edges."""

@@ -22,6 +22,7 @@ from provgraph.ingest.projection.mutations import (
     EventMutations,
     Mutation,
     NodeUpsert,
+    ResolveReads,
 )
 from provgraph.ingest.rejections import StoreRejected
 
@@ -56,6 +57,8 @@ def _mutation_values(m: Mutation) -> Iterator[tuple[str, Any]]:
     elif isinstance(m, EdgeSetReplace):
         for target in m.targets:
             yield from _props(f"{m.src} -[{m.rel.value}]-> {target.id}", target.props)
+    elif isinstance(m, ResolveReads):
+        yield "ResolveReads.subject", m.subject
 
 
 def _props(where: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:

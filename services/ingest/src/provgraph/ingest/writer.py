@@ -2,7 +2,8 @@
 
 Mutations are grouped by kind (node label, relationship type and end labels) and combined
 per key, then sent as one `UNWIND` per kind: nodes first, then relationships between bound
-nodes, then the applied-event records and the offsets.
+nodes, then the applied-event records, the inferred inputs the batch asked to resolve (one
+read of their facts, the rule in Python, one write of the difference) and the offsets.
 """
 
 from __future__ import annotations
@@ -17,15 +18,26 @@ from provgraph.ingest import cypher
 from provgraph.ingest.graphread import read_owners
 from provgraph.ingest.ports import BatchWriter, PartitionOffset
 from provgraph.ingest.projection import event_props
+from provgraph.ingest.projection.base import label_of
 from provgraph.ingest.projection.merge import combine_edges, combine_nodes, combine_sets
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
     EdgeUpsert,
     EventMutations,
+    Mutation,
     NodeUpsert,
 )
 from provgraph.ingest.projection.ownership import Owner, claims
+from provgraph.ingest.projection.resolution import (
+    INFERRED_KEY,
+    Facts,
+    InferredUse,
+    Read,
+    Version,
+    plan,
+)
 from provgraph.ingest.rejections import first_copies
+from provgraph.schemas.graph import INFERRED, Label
 
 CHUNK_ROWS = 2000
 """Rows per UNWIND statement: large enough to amortise round trips, small enough for memory."""
@@ -38,23 +50,26 @@ class _Batch:
         self.nodes: dict[str, NodeUpsert] = {}
         self.edges: dict[tuple[Any, ...], EdgeUpsert] = {}
         self.sets: dict[tuple[str, str], EdgeSetReplace] = {}
+        self.resolve: set[str] = set()  # `ResolveReads` subjects, applied after the rest
         self.events: list[EventMutations] = []
         for change in changes:
             self.events.append(change)
             for m in change.mutations:
                 self._add(m)
 
-    def _add(self, m: NodeUpsert | EdgeUpsert | EdgeSetReplace) -> None:
+    def _add(self, m: Mutation) -> None:
         if isinstance(m, NodeUpsert):
             old = self.nodes.get(m.id)
             self.nodes[m.id] = m if old is None else combine_nodes(old, m)
         elif isinstance(m, EdgeUpsert):
             edge = self.edges.get(m.identity)
             self.edges[m.identity] = m if edge is None else combine_edges(edge, m)
-        else:
+        elif isinstance(m, EdgeSetReplace):
             key = (m.src, m.rel.value)
             replaced = self.sets.get(key)
             self.sets[key] = m if replaced is None else combine_sets(replaced, m)
+        else:
+            self.resolve.add(m.subject)
 
     def statements(self) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         """(query, rows) pairs in dependency order."""
@@ -117,6 +132,41 @@ def _event_row(change: EventMutations) -> dict[str, Any]:
     return {"props": event_props(change.record), "touched": sorted(change.record.touched)}
 
 
+def resolve_reads(tx: ManagedTransaction, subjects: Collection[str]) -> None:
+    """Make the inferred USED relationships around `subjects` (`ResolveReads`) what the rule
+    of `projection.resolution` gives from the facts stored now: one read, one or two writes."""
+    if not subjects:
+        return
+    runs = sorted(s for s in subjects if label_of(s) is Label.RUN)
+    datasets = sorted(s for s in subjects if label_of(s) is Label.DATASET)
+    result = tx.run(cypher.RESOLUTION_FACTS, runs=runs, datasets=datasets)
+    plans = [plan(_facts(record)) for record in result]
+    deletes = [{"run": r, "version": v} for p in plans for (r, v) in p.delete]
+    writes = [_inferred_row(u) for p in plans for u in p.write]
+    for query, rows in ((cypher.DELETE_INFERRED, deletes), (cypher.MERGE_INFERRED, writes)):
+        for chunk in _chunks(rows):
+            tx.run(query, rows=chunk).consume()
+
+
+def _facts(record: Any) -> Facts:
+    return Facts(
+        dataset=str(record["dataset"]),
+        versions=tuple(Version(v, at, tuple(sorted(by))) for v, at, by in record["versions"]),
+        reads=tuple(Read(r, started, ended) for r, started, ended in record["reads"]),
+        inferred=tuple(InferredUse(r, v, at) for r, v, at in record["inferred"]),
+    )
+
+
+def _inferred_row(use: InferredUse) -> dict[str, Any]:
+    return {
+        "run": use.run,
+        "version": use.version,
+        "role": INFERRED_KEY["role"],
+        "inferred": INFERRED_KEY[INFERRED],
+        "first_seen": use.first_seen,
+    }
+
+
 def _chunks(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
     for start in range(0, len(rows), CHUNK_ROWS):
         yield rows[start : start + CHUNK_ROWS]
@@ -142,9 +192,11 @@ class GraphWriter(BatchWriter):
         tx: ManagedTransaction, changes: list[EventMutations], offsets: list[PartitionOffset]
     ) -> int:
         fresh = _fresh(tx, changes)
-        for query, rows in _Batch(fresh).statements():
+        batch = _Batch(fresh)
+        for query, rows in batch.statements():
             for chunk in _chunks(rows):
                 tx.run(query, rows=chunk).consume()
+        resolve_reads(tx, batch.resolve)
         if offsets:
             rows = [
                 {"topic": o.topic, "partition": o.partition, "offset": o.offset} for o in offsets

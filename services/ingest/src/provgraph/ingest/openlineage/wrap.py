@@ -87,8 +87,9 @@ def _run_payload(event: dict[str, Any], names: NamespaceMap) -> OpenLineageRunEv
         run_id=run_key,
         state=event.get("eventType"),
         job=_job(event["job"], names),
-        # An input without a version facet: the version is unknown, see docs/openlineage.md.
-        inputs=_datasets(event.get("inputs"), names, "unversioned"),
+        # An input without a version facet has no version id: the projection records that the
+        # run READS the dataset and infers the version (docs/openlineage.md).
+        inputs=_datasets(event.get("inputs"), names, None),
         outputs=_datasets(event.get("outputs"), names, run_version(run_key)),
         parent_run=f"run:{parent_run}" if parent_run else None,
         parent_job=_job(parent["job"], names) if parent.get("job") else None,

@@ -26,16 +26,20 @@ from provgraph.ingest.projection.mutations import (
     Mutation,
     NodeUpsert,
     ProjectionError,
+    ResolveReads,
 )
 from provgraph.ingest.projection.ownership import with_writes
+from provgraph.ingest.projection.resolution import requests
 from provgraph.schemas import Event, event_hash
 
 
 def project_event(event: Event, stamp: LogStamp | None = None) -> EventMutations:
     """Every mutation one event makes, and the record of the event itself; `stamp` is what
-    the log says about it (its append time and principal), when it is folded from the log."""
+    the log says about it (its append time and principal), when it is folded from the log.
+    Last come the `ResolveReads` requests of what it changed (`projection.resolution`)."""
     stamp = stamp or LogStamp()
     mutations = with_writes(project(event, stamp))
+    mutations = (*mutations, *requests(mutations))
     touched = frozenset(m.id for m in mutations if isinstance(m, NodeUpsert))
     record = EventRecord(
         event_id=str(event.event_id),
@@ -80,6 +84,7 @@ __all__ = [
     "Mutation",
     "NodeUpsert",
     "ProjectionError",
+    "ResolveReads",
     "event_props",
     "project_event",
 ]

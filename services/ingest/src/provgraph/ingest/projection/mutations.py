@@ -99,6 +99,21 @@ class EdgeSetReplace:
 
 
 @dataclass(frozen=True)
+class ResolveReads:
+    """Recompute the inferred input links around `subject`: a dataset id
+    (``dataset:<p>/<name>``: its versions or its readers changed) or a run id (its start or end
+    time changed: every dataset it READS).
+
+    Not a join like the others but a request: each writer applies it after every other mutation
+    of its batch, recomputing the inferred ``USED`` relationships of the datasets concerned from
+    the facts stored then (`projection.resolution`), so the result depends on the facts alone,
+    never on the order they arrived in. It writes nothing an event owns (`projection.ownership`).
+    """
+
+    subject: str
+
+
+@dataclass(frozen=True)
 class LogStamp:
     """What the log says about an event, beside the event's own claims (`occurred_at`, `actor`):
     when the broker appended its record (`logged_at`, UTC text as `storage.format_time`) and
@@ -128,7 +143,7 @@ class EventRecord:
     principal: str | None = None
 
 
-Mutation = NodeUpsert | EdgeUpsert | EdgeSetReplace
+Mutation = NodeUpsert | EdgeUpsert | EdgeSetReplace | ResolveReads
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """Projection of OpenLineage events: jobs, runs, their inputs and outputs, parent runs.
 
-(Run)-[:PART_OF]->(Job); (Run)-[:USED {role: 'input'}]->(DatasetVersion);
+(Run)-[:PART_OF]->(Job); (Run)-[:USED {role: 'input'}]->(DatasetVersion) for an input with a
+version facet, (Run)-[:READS]->(Dataset) for one without (the version read is then inferred by
+the writers: `projection.resolution`, asked for by `project_event`);
 (DatasetVersion)-[:GENERATED_BY]->(Run); (DatasetVersion)-[:VERSION_OF]->(Dataset);
 (Run)-[:CHILD_OF]->(parent Run)-[:PART_OF]->(parent Job). Every event adds its inputs and
 outputs (a union), and run status only moves forward, so START, RUNNING, COMPLETE, FAIL and
@@ -24,7 +26,7 @@ from provgraph.schemas.events.openlineage import (
     OpenLineageRunEvent,
     RunState,
 )
-from provgraph.schemas.graph import Rel
+from provgraph.schemas.graph import MARQUEZ_ID, Rel
 from provgraph.schemas.storage import Value, encode_json, json_key
 
 # OpenLineage eventType -> provgraph run status (OTHER carries metadata, no state change).
@@ -38,6 +40,8 @@ STATE_STATUS: dict[RunState, str] = {
 _DOC = {"description": "description"}
 _STARTS = (RunState.START, RunState.RUNNING)
 _ENDS = (RunState.COMPLETE, RunState.FAIL, RunState.ABORT)
+MAX_MARQUEZ_ID_BYTES = 4000
+"""Longest `marquez_id` kept (UTF-8): an indexed value must fit Neo4j's index key limit."""
 
 
 def _facets(holder: Any) -> Mapping[str, Any]:
@@ -57,8 +61,15 @@ def _kept(facet: Any, name: str, scalars: Mapping[str, str]) -> dict[str, Value 
     return out
 
 
+def marquez_id(kind: str, namespace: str, name: str) -> str | None:
+    """``<kind>:<namespace>:<name>``, the id Marquez gives an OpenLineage dataset or job
+    (None when too long to index)."""
+    text = f"{kind}:{namespace}:{name}"
+    return text if len(text.encode("utf-8", "surrogatepass")) <= MAX_MARQUEZ_ID_BYTES else None
+
+
 def dataset_props(dataset: Mapping[str, Any]) -> dict[str, Value | None]:
-    """The kept dataset facets: schema, dataSource, documentation."""
+    """The kept dataset facets: schema, dataSource, documentation, columnLineage."""
     facets = _facets(dataset)
     props = _kept(facets.get("schema"), "schema", {})
     fields = (facets.get("schema") or {}).get("fields") or []
@@ -69,13 +80,17 @@ def dataset_props(dataset: Mapping[str, Any]) -> dict[str, Value | None]:
     props.update(
         _kept(facets.get("documentation"), "documentation", {"description": "description"})
     )
+    props.update(_kept(facets.get("columnLineage"), "column_lineage", {}))
     return props
 
 
 def job_props(job: Mapping[str, Any]) -> dict[str, Value | None]:
     """Job name, namespace and the kept job facets: documentation, sql."""
     facets = _facets(job)
-    props: dict[str, Value | None] = {"name": job.get("name"), "ol_namespace": job.get("namespace")}
+    namespace, name = job.get("namespace"), job.get("name")
+    props: dict[str, Value | None] = {"name": name, "ol_namespace": namespace}
+    if isinstance(namespace, str) and isinstance(name, str):
+        props[MARQUEZ_ID] = marquez_id("job", namespace, name)
     props.update(
         _kept(facets.get("documentation"), "documentation", {"description": "description"})
     )
@@ -109,7 +124,8 @@ def _dataset(
         "ol_name": ds.name,
         **dataset_props(raw),
     }
-    out: list[Mutation] = [ctx.node(ds.dataset, defining=defining, props=props)]
+    marquez = {MARQUEZ_ID: marquez_id("dataset", ds.namespace, ds.name)}
+    out: list[Mutation] = [ctx.node(ds.dataset, defining=defining, props={**props, **marquez})]
     if ds.version is not None:
         version = {**props, "version": ds.version.rsplit("@", 1)[1]}
         mins = {"created_at": ctx.time} if defining else None
@@ -152,6 +168,8 @@ def _run_event(event: OpenLineageRunEvent) -> list[Mutation]:
         out += _input(ctx, ds, inputs.get((ds.namespace, ds.name), {}))
         if ds.version is not None:
             out.append(ctx.edge(me, Rel.USED, ds.version, key={"role": "input"}))
+        else:  # which version it read is inferred (`projection.resolution`)
+            out.append(ctx.edge(me, Rel.READS, ds.dataset))
     for ds in p.outputs:
         out += _dataset(ctx, ds, outputs.get((ds.namespace, ds.name), {}), defining=True)
         if ds.version is not None:

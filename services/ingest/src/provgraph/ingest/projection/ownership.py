@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from provgraph.ingest.projection.mutations import (
+    EdgeSetReplace,
     EdgeUpsert,
     EventMutations,
     Mutation,
@@ -80,7 +81,9 @@ class Footprint:
 
 
 def footprint(mutations: Iterable[Mutation]) -> Footprint:
-    """Written: nodes upserted with `writes`, sources of relationships; the rest referenced."""
+    """Written: nodes upserted with `writes`, sources of relationships; the rest referenced.
+    A `ResolveReads` request neither writes nor references: the inferred links it recomputes
+    go from a reader's run to versions it may only reference, and belong to no event."""
     written: set[str] = set()
     mentioned: set[str] = set()
     for m in mutations:
@@ -89,7 +92,7 @@ def footprint(mutations: Iterable[Mutation]) -> Footprint:
         elif isinstance(m, EdgeUpsert):
             (mentioned if _implied(m) else written).add(m.src)
             mentioned.add(m.dst)
-        else:
+        elif isinstance(m, EdgeSetReplace):
             written.add(m.src)
             mentioned.update(t.id for t in m.targets)
     return Footprint(frozenset(written), frozenset(mentioned - written))

@@ -13,6 +13,7 @@ from strawberry.types import ExecutionContext
 
 # Every node type must be imported so that `to_node` knows it and the schema lists it.
 from provgraph.query.graphql import data, models, runs
+from provgraph.query.graphql.columns import ColumnQuery
 from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
@@ -44,7 +45,7 @@ _TYPES: list[type] = [
 
 
 @strawberry.type(description="Provenance queries over the lineage graph.")
-class Query(LookupQuery, TraversalQuery):
+class Query(LookupQuery, TraversalQuery, ColumnQuery):
     pass
 
 

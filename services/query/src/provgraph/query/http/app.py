@@ -23,11 +23,13 @@ from provgraph.core.metrics import AnswerObserver
 from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.ide import serves_the_ide
 from provgraph.query.graphql.schema import make_router
-from provgraph.query.http import cypher, probes, rest
+from provgraph.query.http import cypher, marquez_columns, probes, rest
 from provgraph.query.http.deps import QueryContext, get_context, get_reader, get_recipes, scope_for
 from provgraph.query.http.guard import CypherGuard
+from provgraph.query.http.marquez import datasets, jobs, namespaces, search
 from provgraph.query.http.metrics import QueryMetrics
 from provgraph.query.http.readiness import Readiness, neo4j_probe
+from provgraph.query.read.marquez_reads import MarquezReader
 from provgraph.query.read.model import Scope
 from provgraph.query.read.reader import GraphReader
 from provgraph.query.recipes.service import Recipes
@@ -54,6 +56,7 @@ def _start(context: QueryContext, driver: neo4j.Driver) -> None:
         driver, s.neo4j_database, timeout_s=s.cypher_timeout_s, row_cap=s.cypher_row_cap
     )
     context.reader = GraphReader(driver, s.neo4j_database, s)
+    context.marquez = MarquezReader(driver, s.neo4j_database, s)
     context.recipes = Recipes(driver, s.neo4j_database)
     probe = neo4j_probe(driver, s.neo4j_database, READY_TIMEOUT_S)
     context.readiness = Readiness(probe, ttl_s=2.0, timeout_s=READY_TIMEOUT_S)
@@ -110,6 +113,9 @@ def create_app(
     app.include_router(probes.router)
     app.include_router(cypher.router)
     app.include_router(rest.router)
+    for area in (namespaces, datasets, jobs, search):  # Marquez's read API
+        app.include_router(area.router)
+    app.include_router(marquez_columns.router)
     graphql = make_router(settings, _graphql_context)
     app.include_router(graphql, prefix="/graphql", dependencies=[Depends(_authenticate_graphql)])
     return app

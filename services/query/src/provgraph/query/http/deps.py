@@ -11,11 +11,12 @@ from fastapi import Depends, Query, Request
 from provgraph.authz.web import principal_of
 from provgraph.core.errors import UnavailableError
 from provgraph.query.http.guard import CypherGuard
+from provgraph.query.http.marquez.ids import is_marquez_id
 from provgraph.query.http.metrics import QueryMetrics
 from provgraph.query.http.readiness import Readiness
 from provgraph.query.ids import checked_id
 from provgraph.query.read.model import Scope
-from provgraph.query.read.ports import ReadModel
+from provgraph.query.read.ports import MarquezReads, ReadModel
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
@@ -31,6 +32,7 @@ class QueryContext:
     driver: neo4j.Driver | None = None
     owns_driver: bool = True
     reader: ReadModel | None = None
+    marquez: MarquezReads | None = None
     recipes: Recipes | None = None
     guard: CypherGuard | None = None
     readiness: Readiness | None = None
@@ -60,6 +62,10 @@ def get_reader(context: Context) -> ReadModel:
     return _started(context.reader)
 
 
+def get_marquez(context: Context) -> MarquezReads:
+    return _started(context.marquez)
+
+
 def get_recipes(context: Context) -> Recipes:
     return _started(context.recipes)
 
@@ -83,12 +89,14 @@ def scope_for(request: Request) -> Scope:
 
 
 def node_id_param(node_id: Annotated[str, Query(alias="nodeId", min_length=1)]) -> str:
-    """The `nodeId` query parameter, a well-formed id (`invalid_id` otherwise)."""
-    return checked_id("nodeId", node_id)
+    """The `nodeId` query parameter: a well-formed provgraph id, or a Marquez id
+    (`dataset:<namespace>:<name>`, `job:<namespace>:<name>`); `invalid_id` otherwise."""
+    return node_id if is_marquez_id(node_id) else checked_id("nodeId", node_id)
 
 
 SettingsDep = Annotated[QuerySettings, Depends(get_settings)]
 NodeIdParam = Annotated[str, Depends(node_id_param)]
 ReaderDep = Annotated[ReadModel, Depends(get_reader)]
+MarquezDep = Annotated[MarquezReads, Depends(get_marquez)]
 GuardDep = Annotated[CypherGuard, Depends(get_guard)]
 ReadinessDep = Annotated[Readiness, Depends(get_readiness)]

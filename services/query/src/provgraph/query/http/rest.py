@@ -3,10 +3,15 @@
 Tools that already speak Marquez's lineage API (its web UI, scripts) can read provgraph's
 graph. The answer has Marquez's shape, `{"graph": [{id, type, data, inEdges, outEdges}]}`:
 
-- node ids are provgraph's ids as they are (`dataset:<project>/<name>@<version>`, `run:<id>`):
-  Marquez's own `dataset:<namespace>:<name>` ids are opaque strings to its clients;
+- `nodeId` is a provgraph id or a Marquez id (`dataset:<namespace>:<name>`,
+  `job:<namespace>:<name>`, the `marquez_id` an OpenLineage-born Dataset or Job keeps); node
+  ids in the answer are Marquez ids for those nodes and provgraph ids for every other
+  (`dataset:<project>/<name>@<version>`, `run:<id>`), so any of them can be asked next;
 - `type` is DATASET (Dataset, DatasetVersion), JOB (Run, Experiment, Evaluation, Job), MODEL
   (Model, ModelVersion), and CHECKPOINT, DEPLOYMENT, ENVIRONMENT for the rest;
+- around a job (or an experiment), as in Marquez, the answer holds what its runs read and
+  wrote: the job's runs are walked upstream too, and every dataset version the job's runs
+  generated is shown with its dataset;
 - edges follow the data flow, as in Marquez: `origin` is the source and `destination` the
   derived node, so provgraph's (derived)-[:REL]->(source) becomes {origin: source,
   destination: derived}; `inEdges` of a node are the edges it is the destination of.
@@ -22,8 +27,10 @@ from fastapi import APIRouter, Depends, Query, Request
 from provgraph.authz.web import authenticate
 from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.http.deps import NodeIdParam, ReaderDep, SettingsDep, scope_for
-from provgraph.query.read.model import Direction, EdgeView, Lineage, NodeView
+from provgraph.query.http.deps import MarquezDep, NodeIdParam, ReaderDep, SettingsDep, scope_for
+from provgraph.query.http.marquez.ids import answer_id, is_marquez_id, name_of, namespace_of
+from provgraph.query.read.model import Direction, EdgeView, Lineage, NodeView, Scope
+from provgraph.query.read.ports import ReadModel
 
 MARQUEZ_TYPES = {
     "Dataset": "DATASET",
@@ -46,6 +53,7 @@ router = APIRouter(prefix="/api/v1", tags=["marquez"], dependencies=[Depends(aut
 def get_lineage(
     request: Request,
     reader: ReaderDep,
+    marquez: MarquezDep,
     settings: SettingsDep,
     node_id: NodeIdParam,
     depth: Annotated[int | None, Query()] = None,
@@ -58,21 +66,74 @@ def get_lineage(
             depth=depth,
             max_depth=settings.lineage_max_depth,
         )
-    lineage = reader.lineage(
-        node_id,
-        scope_for(request),
-        direction=Direction.BOTH,
-        depth=depth,
-        limit=settings.lineage_default_limit,
-    )
+    scope = scope_for(request)
+    root = marquez.resolve_marquez_id(node_id, scope) if is_marquez_id(node_id) else node_id
+    if root is None:
+        raise NotFoundError(f"no node {node_id!r}", node_id=node_id)
+    limit = settings.lineage_default_limit
+    lineage = reader.lineage(root, scope, direction=Direction.BOTH, depth=depth, limit=limit)
     if lineage is None:
         raise NotFoundError(f"no node {node_id!r}", node_id=node_id)
+    if lineage.root.type in JOB_TYPES:
+        lineage = _around_job(lineage, reader, scope, depth, limit)
     return marquez_graph(lineage)
+
+
+JOB_TYPES = frozenset({"Job", "Experiment"})
+"""Nodes that stand for their runs in a Marquez answer (Marquez's lineage is jobs and datasets)."""
+_MAX_JOB_RUNS = 20
+
+
+def _around_job(
+    lineage: Lineage, reader: ReadModel, scope: Scope, depth: int, limit: int
+) -> Lineage:
+    """`lineage` of a job plus, for its latest runs (by id, at most 20), their upstream (what
+    they read) and the dataset of each version they generated (one step up from it)."""
+    root = lineage.root.id
+    runs = sorted({e.src for e in lineage.edges if e.dst == root and e.type == "PART_OF"})
+    outputs = {e.src for e in lineage.edges if e.dst in runs and e.type == "GENERATED_BY"}
+    parts = [lineage]
+    for start, steps in [
+        *((run, depth - 1) for run in runs[-_MAX_JOB_RUNS:]),
+        *((version, 1) for version in sorted(outputs)),
+    ]:
+        if steps < 1:
+            continue
+        found = reader.lineage(start, scope, direction=Direction.UPSTREAM, depth=steps, limit=limit)
+        if found is not None:
+            parts.append(found)
+    return _merged(parts)
+
+
+def _merged(parts: list[Lineage]) -> Lineage:
+    """One Lineage of several walks: the first's root; each node at its smallest depth from
+    the root (a node first reached from a run counts one step more)."""
+    first = parts[0]
+    nodes: dict[str, NodeView] = {}
+    depths: dict[str, int] = dict(first.depths)
+    edges: dict[tuple[str, str, str], EdgeView] = {}
+    for offset, part in enumerate(parts):
+        base = 0 if offset == 0 else depths.get(part.root.id, 1)
+        for node in (part.root, *part.nodes):
+            if node.id != first.root.id:
+                nodes.setdefault(node.id, node)
+            reached = base + part.depths.get(node.id, 0)
+            depths[node.id] = min(depths.get(node.id, reached), reached)
+        for edge in part.edges:
+            edges.setdefault((edge.src, edge.type, edge.dst), edge)
+    return Lineage(
+        root=first.root,
+        nodes=tuple(nodes.values()),
+        depths=depths,
+        edges=tuple(edges.values()),
+        truncated=any(part.truncated for part in parts),
+    )
 
 
 def marquez_graph(lineage: Lineage) -> dict[str, Any]:
     """A Lineage in Marquez's shape; root first, then by depth and id (a stable order)."""
     nodes = {node.id: node for node in (lineage.root, *lineage.nodes)}
+    ids = {node_id: answer_id(node) for node_id, node in nodes.items()}
     ins: dict[str, list[dict[str, str]]] = defaultdict(list)
     outs: dict[str, list[dict[str, str]]] = defaultdict(list)
     for edge in _flow_edges(lineage.edges, nodes.keys()):
@@ -81,11 +142,11 @@ def marquez_graph(lineage: Lineage) -> dict[str, Any]:
     order = sorted(nodes, key=lambda i: (i != lineage.root.id, lineage.depths.get(i, 0), i))
     graph = [
         {
-            "id": node_id,
+            "id": ids[node_id],
             "type": marquez_type(nodes[node_id].type),
             "data": _data(nodes[node_id], lineage.depths.get(node_id)),
-            "inEdges": ins[node_id],
-            "outEdges": outs[node_id],
+            "inEdges": [_renamed(edge, ids) for edge in ins[node_id]],
+            "outEdges": [_renamed(edge, ids) for edge in outs[node_id]],
         }
         for node_id in order
     ]
@@ -110,13 +171,18 @@ def _flow_edges(edges: tuple[EdgeView, ...], known: Any) -> list[dict[str, str]]
     return flow
 
 
+def _renamed(edge: dict[str, str], ids: dict[str, str]) -> dict[str, str]:
+    return {"origin": ids[edge["origin"]], "destination": ids[edge["destination"]]}
+
+
 def _data(node: NodeView, depth: int | None) -> dict[str, Any]:
     props = dict(node.props)
+    marquez = answer_id(node) != node.id  # an OpenLineage-born dataset or job: Marquez's keys
     return {
-        "id": node.id,
+        "id": answer_id(node),
         "type": node.type,
-        "namespace": node.project,
-        "name": props.get("name", node.id),
+        "namespace": namespace_of(node) if marquez else node.project,
+        "name": name_of(node) if marquez else props.get("name", node.id),
         "version": props.get("version"),
         "createdAt": node.first_seen_at,
         "updatedAt": node.last_event_at,

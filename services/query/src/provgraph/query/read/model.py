@@ -121,3 +121,116 @@ class Page:
 
     items: tuple[Any, ...]
     next_cursor: str | None
+
+
+@dataclass(frozen=True, order=True)
+class ColumnKey:
+    """One column: a Dataset node's id and a field name."""
+
+    dataset: str
+    field: str
+
+
+@dataclass(frozen=True)
+class ColumnNode:
+    """A column of the column-level graph, the dataset it belongs to and its walk depth."""
+
+    key: ColumnKey
+    dataset: NodeView
+    depth: int
+    field_type: str | None = None
+    """The field's type when the dataset's `schema` facet names it."""
+
+
+@dataclass(frozen=True)
+class ColumnEdge:
+    """An input column feeding an output column (data flow), as an OpenLineage
+    `columnLineage` facet says it; the transformation when the facet gives one."""
+
+    input: ColumnKey
+    output: ColumnKey
+    transformation_description: str | None = None
+    transformation_type: str | None = None
+    transformations: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class ColumnLineage:
+    """The column-level graph around a dataset (or one of its fields), from the latest
+    `columnLineage` facets; `truncated` when the column cap was hit."""
+
+    root: NodeView
+    field: str | None
+    nodes: tuple[ColumnNode, ...]
+    edges: tuple[ColumnEdge, ...]
+    truncated: bool
+
+
+# ---- the Marquez read API's views (`http/marquez/`) --------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slice:
+    """One offset page of a list and the length of the whole list (Marquez's `totalCount`)."""
+
+    items: tuple[Any, ...]
+    total: int
+
+
+@dataclass(frozen=True)
+class NamespaceView:
+    """A Marquez namespace: an OpenLineage namespace, or a provgraph project for the datasets and
+    jobs born in provgraph. Times span its readable datasets and jobs; `owner` is the project
+    (the first by name when an OpenLineage namespace spans several)."""
+
+    name: str
+    created_at: str | None
+    updated_at: str | None
+    owner: str | None
+
+
+@dataclass(frozen=True)
+class VersionRef:
+    """A dataset version with the dataset it is a version of, and the relationship's properties
+    (a run's USED: `role`, and `inferred` when the projection inferred the version)."""
+
+    version: NodeView
+    dataset: NodeView
+    props: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    """A run, the job (or experiment) it is part of, the versions it used and generated, and the
+    datasets it read without naming a version (`reads`)."""
+
+    run: NodeView
+    job: NodeView | None
+    inputs: tuple[VersionRef, ...]
+    outputs: tuple[VersionRef, ...]
+    reads: tuple[NodeView, ...] = ()
+
+
+@dataclass(frozen=True)
+class DatasetDetail:
+    """A dataset and its current version (the latest by `created_at`), if it has one."""
+
+    dataset: NodeView
+    current: NodeView | None
+
+
+@dataclass(frozen=True)
+class VersionDetail:
+    """A dataset version, its dataset, and the run that generated it."""
+
+    version: NodeView
+    dataset: NodeView
+    created_by: RunDetail | None
+
+
+@dataclass(frozen=True)
+class JobDetail:
+    """A job (or experiment) and its latest run (by start), if it has one."""
+
+    job: NodeView
+    latest_run: RunDetail | None

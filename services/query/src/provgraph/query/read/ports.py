@@ -13,14 +13,20 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from provgraph.query.read.model import (
+    ColumnLineage,
+    DatasetDetail,
     Direction,
     EdgeView,
     GraphPath,
     ImpactItem,
+    JobDetail,
     Lineage,
     NodeView,
     Page,
+    RunDetail,
     Scope,
+    Slice,
+    VersionDetail,
 )
 
 
@@ -91,7 +97,8 @@ class ReadModel(Protocol):
         limit: int = 1000,
     ) -> Lineage | None:
         """Breadth-first distinct nodes up to `depth` and `limit` (truncated when a cap hits);
-        `types` keeps only nodes of those labels in the answer (traversal still passes)."""
+        `types` keeps only nodes of those labels in the answer (traversal still passes).
+        Upstream, a Dataset root first steps to its versions (what made them made it)."""
 
     def impact(
         self, node_id: str, scope: Scope, as_of: str | None = None
@@ -112,3 +119,78 @@ class ReadModel(Protocol):
         self, scope: Scope, *, uri: str | None = None, checksum: str | None = None
     ) -> list[NodeView]:
         """DatasetVersions, Checkpoints and ModelVersions stored at `uri` or with `checksum`."""
+
+    def datasets_by_key(self, keys: Sequence[str], scope: Scope) -> list[NodeView | None]:
+        """For each key, a Dataset or DatasetVersion with that provgraph id or with that
+        Marquez id (`dataset:<OpenLineage namespace>:<name>`), in the order asked."""
+
+    def column_lineage(
+        self,
+        dataset_id: str,
+        scope: Scope,
+        *,
+        field: str | None = None,
+        direction: Direction = Direction.UPSTREAM,
+        depth: int = 5,
+        limit: int = 1000,
+    ) -> ColumnLineage | None:
+        """The column-level graph around a dataset (a version answers for its dataset) or one
+        of its fields, from the latest OpenLineage `columnLineage` facets, up to `depth` hops
+        and `limit` columns; None when the dataset is absent or unreadable."""
+
+
+class MarquezReads(Protocol):
+    """What the Marquez read API asks (`http/marquez/`), by Marquez's keys: a namespace (an
+    OpenLineage namespace, or a provgraph project for what was born in provgraph) and a name.
+    Lists are offset pages (`limit`, `offset`) with their total; every read takes the caller's
+    `Scope`, like `ReadModel`'s: what the caller may not read does not exist."""
+
+    def resolve_marquez_id(self, marquez_id: str, scope: Scope) -> str | None:
+        """The provgraph id of the Dataset or Job whose `marquez_id` is `marquez_id`."""
+
+    def namespaces(
+        self, scope: Scope, *, name: str | None = None, limit: int = 100, offset: int = 0
+    ) -> Slice:
+        """Namespaces (items: NamespaceView) by name; `name` keeps that one alone."""
+
+    def datasets(self, namespace: str, scope: Scope, *, limit: int = 100, offset: int = 0) -> Slice:
+        """Live datasets of a namespace by name (items: DatasetDetail)."""
+
+    def dataset(self, namespace: str, name: str, scope: Scope) -> DatasetDetail | None:
+        """One dataset by namespace and name."""
+
+    def dataset_versions(
+        self, namespace: str, name: str, scope: Scope, *, limit: int = 100, offset: int = 0
+    ) -> Slice | None:
+        """The versions of a dataset, newest first (items: VersionDetail); None: no dataset."""
+
+    def dataset_version(
+        self, namespace: str, name: str, version: str, scope: Scope
+    ) -> VersionDetail | None:
+        """One version of a dataset by its version label."""
+
+    def jobs(self, namespace: str, scope: Scope, *, limit: int = 100, offset: int = 0) -> Slice:
+        """Live jobs (and experiments) of a namespace by name (items: JobDetail)."""
+
+    def job(self, namespace: str, name: str, scope: Scope) -> JobDetail | None:
+        """One job (or experiment) by namespace and name, with its latest run."""
+
+    def job_runs(
+        self, namespace: str, name: str, scope: Scope, *, limit: int = 100, offset: int = 0
+    ) -> Slice | None:
+        """The runs of a job, newest first (items: RunDetail); None: no such job."""
+
+    def run(self, run_id: str, scope: Scope) -> RunDetail | None:
+        """One run by provgraph id (`run:<runId>`)."""
+
+    def marquez_search(
+        self,
+        pattern: str,
+        scope: Scope,
+        *,
+        kinds: Sequence[str] = (),
+        by_update: bool = False,
+        limit: int = 10,
+    ) -> Slice:
+        """Live datasets and jobs whose name matches `pattern` (a case-insensitive regular
+        expression), by name or newest update first (items: NodeView)."""

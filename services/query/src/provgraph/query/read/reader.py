@@ -12,7 +12,7 @@ from typing import Any
 from neo4j import Driver, Record
 
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read import cypher
+from provgraph.query.read import columns, cypher
 from provgraph.query.read.convert import (
     as_number,
     bounded,
@@ -27,6 +27,7 @@ from provgraph.query.read.convert import (
     uri_variants,
 )
 from provgraph.query.read.model import (
+    ColumnLineage,
     Direction,
     EdgeView,
     GraphPath,
@@ -177,6 +178,57 @@ class GraphReader:
             "fetch": self._settings.page_max_size,
         }
         return [node_view(r["n"]) for r in self._read(cypher.ARTIFACT, scope, params)]
+
+    def datasets_by_key(self, keys: Sequence[str], scope: Scope) -> list[NodeView | None]:
+        """For each key, a Dataset or DatasetVersion with that provgraph id or Marquez id."""
+        records = self._read(cypher.DATASETS_BY_KEY, scope, {"keys": list(keys)})
+        found: dict[str, NodeView] = {}
+        for r in records:
+            found.setdefault(str(r["key"]), node_view(r["d"]))
+        return [found.get(key) for key in keys]
+
+    # -- column lineage ---------------------------------------------------------------------
+
+    def column_lineage(
+        self,
+        dataset_id: str,
+        scope: Scope,
+        *,
+        field: str | None = None,
+        direction: Direction = Direction.UPSTREAM,
+        depth: int = 5,
+        limit: int = 1000,
+    ) -> ColumnLineage | None:
+        """The column-level graph from the latest `columnLineage` facets: one read for the
+        start, then one per hop and direction (`read/columns.py` walks)."""
+        depth = bounded("depth", depth, self._settings.lineage_max_depth)
+        limit = bounded("limit", limit, self._settings.lineage_max_limit)
+        records = self._read(cypher.COLUMN_ROOT, scope, {"id": dataset_id})
+        if not records:
+            return None
+        dataset = records[0]["d"]
+        root = columns.column_root(
+            node_view(records[0]["n"]), node_view(dataset) if dataset is not None else None
+        )
+        if root is None:
+            return None
+
+        def by_marquez_id(keys: Sequence[str]) -> list[NodeView]:
+            return [view for view in self.datasets_by_key(keys, scope) if view is not None]
+
+        def consumers(keys: Sequence[tuple[str, str]]) -> list[NodeView]:
+            params = {"keys": columns.consumer_keys(keys), "fetch": limit}
+            return [node_view(r["d"]) for r in self._read(cypher.COLUMN_CONSUMERS, scope, params)]
+
+        return columns.walk(
+            root,
+            field=field,
+            direction=Direction(direction),
+            depth=depth,
+            limit=limit,
+            by_marquez_id=by_marquez_id,
+            consumers=consumers,
+        )
 
     # -- history ----------------------------------------------------------------------------
 

@@ -1,0 +1,72 @@
+"""Datasets and their versions: `GET /api/v1/namespaces/{namespace}/datasets[/{dataset}
+[/versions[/{version}]]]`. A dataset name may hold `/` and `:` (sent encoded)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+
+from provgraph.query.http.deps import MarquezDep, scope_for
+from provgraph.query.http.marquez import shapes
+from provgraph.query.http.marquez.common import (
+    DEFAULT_LIMIT,
+    Limit,
+    Offset,
+    marquez_router,
+    not_found,
+)
+
+router = marquez_router()
+
+
+@router.get("/namespaces/{namespace}/datasets")
+def list_datasets(
+    request: Request,
+    reader: MarquezDep,
+    namespace: str,
+    limit: Limit = DEFAULT_LIMIT,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """The live datasets of a namespace, by name."""
+    found = reader.datasets(namespace, scope_for(request), limit=limit, offset=offset)
+    return shapes.page("datasets", found, shapes.dataset)
+
+
+@router.get("/namespaces/{namespace}/datasets/{dataset}")
+def get_dataset(
+    request: Request, reader: MarquezDep, namespace: str, dataset: str
+) -> dict[str, Any]:
+    """One dataset, with its current version (the latest created), facets and fields."""
+    found = reader.dataset(namespace, dataset, scope_for(request))
+    if found is None:
+        raise not_found("dataset", namespace=namespace, dataset=dataset)
+    return shapes.dataset(found)
+
+
+@router.get("/namespaces/{namespace}/datasets/{dataset}/versions")
+def list_dataset_versions(
+    request: Request,
+    reader: MarquezDep,
+    namespace: str,
+    dataset: str,
+    limit: Limit = DEFAULT_LIMIT,
+    offset: Offset = 0,
+) -> dict[str, Any]:
+    """The versions of a dataset, newest first."""
+    scope = scope_for(request)
+    found = reader.dataset_versions(namespace, dataset, scope, limit=limit, offset=offset)
+    if found is None:
+        raise not_found("dataset", namespace=namespace, dataset=dataset)
+    return shapes.page("versions", found, shapes.dataset_version)
+
+
+@router.get("/namespaces/{namespace}/datasets/{dataset}/versions/{version}")
+def get_dataset_version(
+    request: Request, reader: MarquezDep, namespace: str, dataset: str, version: str
+) -> dict[str, Any]:
+    """One version of a dataset, with the run that created it."""
+    found = reader.dataset_version(namespace, dataset, version, scope_for(request))
+    if found is None:
+        raise not_found("dataset version", namespace=namespace, dataset=dataset, version=version)
+    return shapes.dataset_version(found)

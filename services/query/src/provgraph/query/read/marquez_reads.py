@@ -1,0 +1,193 @@
+"""The reads of the Marquez API over Neo4j: `MarquezReader` implements `MarquezReads`.
+
+One round trip per call, like `GraphReader` (the same session rules, the same scope parameters);
+all Cypher in `read/cypher.py`. Namespaces and names are Marquez's: an OpenLineage-born dataset
+or job by its OpenLineage namespace and name (its indexed `marquez_id`), one born in provgraph
+by its project and name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from neo4j import Driver, Record
+
+from provgraph.query.read import cypher
+from provgraph.query.read.convert import bounded, label_of, node_view, scope_params
+from provgraph.query.read.model import (
+    DatasetDetail,
+    JobDetail,
+    NamespaceView,
+    RunDetail,
+    Scope,
+    Slice,
+    VersionDetail,
+    VersionRef,
+)
+from provgraph.query.read.session import ReadSession
+from provgraph.query.settings import QuerySettings
+from provgraph.schemas import storage
+from provgraph.schemas.graph import Label
+
+MAX_OFFSET = 1_000_000
+"""The largest `offset` of a list (past it, a caller narrows its question instead)."""
+_MARQUEZ_LABELS = {"dataset": Label.DATASET, "job": Label.JOB}
+
+
+class MarquezReader:
+    """Reads the graph by Marquez's keys; every method applies the caller's `Scope`."""
+
+    def __init__(
+        self, driver: Driver, database: str = "neo4j", settings: QuerySettings | None = None
+    ) -> None:
+        self._settings = settings or QuerySettings()
+        self._session = ReadSession(driver, database, self._settings.read_timeout_s)
+
+    def _read(self, text: str, scope: Scope, params: dict[str, Any]) -> list[Record]:
+        return self._session.run(text, {**scope_params(scope), **params})
+
+    def _slice(self, limit: int, offset: int) -> dict[str, int]:
+        size = bounded("limit", limit, self._settings.page_max_size)
+        return {"limit": size, "offset": bounded("offset", offset, MAX_OFFSET, minimum=0)}
+
+    def resolve_marquez_id(self, marquez_id: str, scope: Scope) -> str | None:
+        """The provgraph id of the Dataset or Job whose `marquez_id` is `marquez_id`."""
+        label = _MARQUEZ_LABELS.get(marquez_id.split(":", 1)[0])
+        if label is None:
+            return None
+        records = self._read(cypher.marquez_node(label), scope, {"mid": marquez_id})
+        return str(records[0]["id"]) if records else None
+
+    def namespaces(
+        self, scope: Scope, *, name: str | None = None, limit: int = 100, offset: int = 0
+    ) -> Slice:
+        """Namespaces (items: NamespaceView) by name; `name` keeps that one alone."""
+        params = {"name": name, **self._slice(limit, offset)}
+        record = self._read(cypher.MARQUEZ_NAMESPACES, scope, params)[0]
+        items = tuple(NamespaceView(**row) for row in record["items"])
+        return Slice(items=items, total=int(record["total"]))
+
+    def datasets(self, namespace: str, scope: Scope, *, limit: int = 100, offset: int = 0) -> Slice:
+        """Live datasets of a namespace by name (items: DatasetDetail)."""
+        params = {"ns": namespace, **self._slice(limit, offset)}
+        record = self._read(cypher.MARQUEZ_DATASETS, scope, params)[0]
+        items = tuple(_dataset_detail(row["dataset"], row["current"]) for row in record["items"])
+        return Slice(items=items, total=int(record["total"]))
+
+    def dataset(self, namespace: str, name: str, scope: Scope) -> DatasetDetail | None:
+        """One dataset by namespace and name."""
+        records = self._read(cypher.MARQUEZ_DATASET, scope, _keys("dataset", namespace, name))
+        return _dataset_detail(records[0]["dataset"], records[0]["current"]) if records else None
+
+    def dataset_versions(
+        self, namespace: str, name: str, scope: Scope, *, limit: int = 100, offset: int = 0
+    ) -> Slice | None:
+        """The versions of a dataset, newest first (items: VersionDetail); None: no dataset."""
+        params = {**_keys("dataset", namespace, name), **self._slice(limit, offset)}
+        records = self._read(cypher.MARQUEZ_DATASET_VERSIONS, scope, params)
+        if not records:
+            return None
+        items = tuple(_version_detail(row) for row in records[0]["items"])
+        return Slice(items=items, total=int(records[0]["total"]))
+
+    def dataset_version(
+        self, namespace: str, name: str, version: str, scope: Scope
+    ) -> VersionDetail | None:
+        """One version of a dataset by its version label."""
+        params = {**_keys("dataset", namespace, name), "version": version}
+        records = self._read(cypher.MARQUEZ_DATASET_VERSION, scope, params)
+        return _version_detail(records[0]["detail"]) if records else None
+
+    def jobs(self, namespace: str, scope: Scope, *, limit: int = 100, offset: int = 0) -> Slice:
+        """Live jobs (and experiments) of a namespace by name (items: JobDetail)."""
+        params = {"ns": namespace, **self._slice(limit, offset)}
+        record = self._read(cypher.MARQUEZ_JOBS, scope, params)[0]
+        items = tuple(_job_detail(row["job"], row["latest_run"]) for row in record["items"])
+        return Slice(items=items, total=int(record["total"]))
+
+    def job(self, namespace: str, name: str, scope: Scope) -> JobDetail | None:
+        """One job (or experiment) by namespace and name, with its latest run."""
+        records = self._read(cypher.MARQUEZ_JOB, scope, _keys("job", namespace, name))
+        return _job_detail(records[0]["job"], records[0]["latest_run"]) if records else None
+
+    def job_runs(
+        self, namespace: str, name: str, scope: Scope, *, limit: int = 100, offset: int = 0
+    ) -> Slice | None:
+        """The runs of a job, newest first (items: RunDetail); None: no such job."""
+        params = {**_keys("job", namespace, name), **self._slice(limit, offset)}
+        records = self._read(cypher.MARQUEZ_JOB_RUNS, scope, params)
+        if not records:
+            return None
+        items = tuple(_run_detail(row) for row in records[0]["items"])
+        return Slice(items=items, total=int(records[0]["total"]))
+
+    def run(self, run_id: str, scope: Scope) -> RunDetail | None:
+        """One run by provgraph id (`run:<runId>`)."""
+        records = self._read(cypher.MARQUEZ_RUN, scope, {"id": run_id})
+        return _run_detail(records[0]["detail"]) if records else None
+
+    def marquez_search(
+        self,
+        pattern: str,
+        scope: Scope,
+        *,
+        kinds: Sequence[str] = (),
+        by_update: bool = False,
+        limit: int = 10,
+    ) -> Slice:
+        """Live datasets and jobs whose name matches `pattern` (a case-insensitive regular
+        expression), by name or newest update first (items: NodeView)."""
+        params = {
+            "pattern": pattern,
+            "kinds": [label_of(k).value for k in kinds],
+            "by_update": by_update,
+            "limit": bounded("limit", limit, self._settings.page_max_size),
+        }
+        record = self._read(cypher.MARQUEZ_SEARCH, scope, params)[0]
+        items = tuple(node_view(n) for n in record["items"])
+        return Slice(items=items, total=int(record["total"]))
+
+
+def _keys(kind: str, namespace: str, name: str) -> dict[str, str]:
+    """The parameters naming one dataset or job: its Marquez id, namespace and name."""
+    return {"mid": f"{kind}:{namespace}:{name}", "ns": namespace, "name": name}
+
+
+def _dataset_detail(dataset: Any, current: Any) -> DatasetDetail:
+    return DatasetDetail(
+        dataset=node_view(dataset), current=node_view(current) if current is not None else None
+    )
+
+
+def _version_ref(row: dict[str, Any]) -> VersionRef:
+    return VersionRef(
+        version=node_view(row["version"]),
+        dataset=node_view(row["dataset"]),
+        props=storage.public(row.get("props") or {}),
+    )
+
+
+def _run_detail(row: dict[str, Any]) -> RunDetail:
+    return RunDetail(
+        run=node_view(row["run"]),
+        job=node_view(row["job"]) if row.get("job") is not None else None,
+        inputs=tuple(_version_ref(x) for x in row["inputs"]),
+        outputs=tuple(_version_ref(x) for x in row["outputs"]),
+        reads=tuple(node_view(n) for n in row["reads"]),
+    )
+
+
+def _version_detail(row: dict[str, Any]) -> VersionDetail:
+    run = row.get("created_by")
+    return VersionDetail(
+        version=node_view(row["version"]),
+        dataset=node_view(row["dataset"]),
+        created_by=_run_detail(run) if run is not None else None,
+    )
+
+
+def _job_detail(job: Any, latest_run: Any) -> JobDetail:
+    return JobDetail(
+        job=node_view(job), latest_run=_run_detail(latest_run) if latest_run is not None else None
+    )

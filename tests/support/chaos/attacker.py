@@ -18,6 +18,10 @@ from .stack import ChaosStack
 
 WARM_UP_S = 6.0
 """No attack before the victims have something applied to aim at."""
+OVERTIME_S = 180.0
+"""How long after the fault window a kind never sent yet may still find its target: a long
+outage early in the window (a Neo4j restart taking a minute under load) can leave nothing
+applied to aim at until the window ends."""
 
 
 class Attacker(threading.Thread):
@@ -34,6 +38,7 @@ class Attacker(threading.Thread):
         self.raw = RawKafka(s.kafka_bootstrap, s.events_topic, retry_for_s=20.0)
         self.client = httpx.Client(timeout=10.0)
         self.stop_event = threading.Event()
+        self.overtime = threading.Event()
         self.failures: list[str] = []
         self.sent: Counter[str] = Counter()
 
@@ -44,14 +49,29 @@ class Attacker(threading.Thread):
         # no target yet is tried again in the next turn.
         todo: list[str] = []
         while not self.stop_event.wait(self.rng.uniform(0.3, 1.0)):
+            if self.overtime.is_set():  # only the kinds never sent, until each has been
+                todo = [kind for kind in todo if not self.sent[kind]]
+                if not todo and not self._unsent():
+                    return
             if not todo:
-                todo = self.rng.sample(self.plan.hostile, k=len(self.plan.hostile))
+                kinds = self._unsent() if self.overtime.is_set() else list(self.plan.hostile)
+                todo = self.rng.sample(kinds, k=len(kinds))
             kind = todo.pop(0)
             try:
                 if not self._attack(kind):
                     todo.append(kind)  # no target yet: the other kinds first
             except Exception as exc:  # a harness error must not end the attacks unseen
                 self.failures.append(f"{kind}: {type(exc).__name__}: {exc}")
+
+    def finish(self, timeout_s: float = OVERTIME_S) -> None:
+        """End the attacks: at once for the kinds sent, within `timeout_s` for the others."""
+        self.overtime.set()
+        self.join(timeout=timeout_s)
+        self.stop_event.set()
+        self.join(timeout=60)
+
+    def _unsent(self) -> list[str]:
+        return [kind for kind in self.plan.hostile if not self.sent[kind]]
 
     def _attack(self, kind: str) -> bool:
         attacker, victim = self.rng.sample(self.projects, 2)

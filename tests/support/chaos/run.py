@@ -142,8 +142,7 @@ def _traffic_and_faults(
         faults.join(timeout=plan.seconds + 300)  # a fault that started late runs to its end
     finally:
         faults.stop_event.set()
-        attacker.stop_event.set()
-        attacker.join(timeout=60)
+        attacker.finish()
         attacker.close()
         result.attacks = attacker.sent
         for failure in attacker.failures:

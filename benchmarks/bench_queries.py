@@ -17,9 +17,14 @@ from benchmarks.gql import GraphQL
 from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, line_plot, percentile, ratio
 from provgraph.query.read import cypher
+from provgraph.query.read.compare_reads import CompareReads
 from provgraph.query.read.convert import node_view
 from provgraph.query.read.cypher import LINEAGE_RELS
+from provgraph.query.read.digest_reads import DigestReads
 from provgraph.query.read.model import Direction, Scope
+from provgraph.query.recipes.best_env_service import BestAndEnvironments
+from provgraph.query.recipes.compare_service import Comparisons
+from provgraph.query.recipes.team_service import TeamQuestions
 
 DEPTHS = (1, 3, 5, 10, 20)
 _SCOPE = {"all": True, "projects": [], "as_of": None}
@@ -32,6 +37,13 @@ query($id: ID!, $depth: Int!) {
 _GQL_IMPACT = "query($id: ID!) { impact(id: $id) { node { id } path { nodes { id } } } }"
 _GQL_DIFF = "query($a: ID!, $b: ID!) { diff(a: $a, b: $b) }"
 _GQL_REPRODUCE = "query($id: ID!) { reproduce(id: $id) }"
+_GQL_COMPARE = "query($e: ID!) { compare(experiment: $e) { runs { id check { flagged } } } }"
+_GQL_BEST = (
+    'query($m: String!) { bestModelVersion(model: $m, metric: "mmlu", higherIsBetter: true) '
+    "{ evaluationSets { versions } } }"
+)
+_GQL_DIGEST = 'query($p: String!) { digest(projects: [$p], since: "3650d") { people { person } } }'
+_GQL_ADVICE = "query($e: ID!) { checkpointAdvice(id: $e) { runs saveCostSeconds } }"
 
 
 def _hand_written(direction: Direction, depth: int) -> str:
@@ -91,6 +103,31 @@ class Sides:
 
     def recipes(self, kind: str, a: str, b: str) -> dict[str, Callable[[], Any]]:
         everything = Scope.everything()
+        if kind == "compare":  # a: an experiment id
+            reads = CompareReads(self.gql.recipes.session, everything)
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_COMPARE, e=a),
+                "raw (recipes via driver)": lambda: Comparisons(reads, 500).compare(experiment=a),
+            }
+        if kind == "best":  # a: a model id
+            best = BestAndEnvironments(self.gql.recipes).best
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_BEST, m=a),
+                "raw (recipes via driver)": lambda: best(
+                    a, "mmlu", everything, higher_is_better=True
+                ),
+            }
+        if kind in ("digest", "advise-checkpoints"):  # a: a project, an experiment id
+            team = TeamQuestions(DigestReads(self.gql.recipes.session, everything), 1000)
+            if kind == "digest":
+                return {
+                    "graphql": lambda: self.gql.execute(_GQL_DIGEST, p=a),
+                    "raw (recipes via driver)": lambda: team.digest([a], since_s=3650 * 86400.0),
+                }
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_ADVICE, e=a),
+                "raw (recipes via driver)": lambda: team.advise_checkpoints(target=a),
+            }
         if kind == "diff":
             return {
                 "graphql": lambda: self.gql.execute(_GQL_DIFF, a=a, b=b),
@@ -135,6 +172,13 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     runs = [(f"run:{p}-e3-r0", f"run:{p}-e3-r1") for p in projects]
     rows.append(("diff", _measure([sides.recipes("diff", a, b) for a, b in runs], samples)))
     rows.append(("reproduce", _measure([sides.recipes("reproduce", t, "") for t in tops], samples)))
+    experiments = [sides.recipes("compare", f"experiment:{p}/exp-3", "") for p in projects]
+    rows.append(("compare", _measure(experiments, samples)))
+    models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]
+    rows.append(("best", _measure(models, samples)))
+    rows.append(("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples)))
+    advice = [sides.recipes("advise-checkpoints", f"experiment:{p}/exp-3", "") for p in projects]
+    rows.append(("advise-checkpoints", _measure(advice, samples)))
     gql.close()
     table = Table(
         "queries",

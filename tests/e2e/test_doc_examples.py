@@ -33,7 +33,8 @@ from support.doc_examples import Block, answer_mismatch, read_blocks
 
 from provgraph.authz.admin import access_event, append_to_log, token_issued
 from provgraph.authz.tokens import new_token
-from provgraph.cli.demo_story import FINETUNE, PRETRAIN, PROJECT, demo_events
+from provgraph.cli.demo_ids import EVALUATIONS, PROJECT, RUNS, evaluation_id, run_id
+from provgraph.cli.demo_story import demo_events
 from provgraph.infra.apps import Apps
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import parse_event
@@ -59,12 +60,9 @@ class DocsStack:
 
     def swaps(self) -> list[tuple[str, str]]:
         """(as the page writes it, as the fresh project has it), most specific first."""
-        return [
-            (PRETRAIN, f"{self.project}-{PRETRAIN}"),
-            (FINETUNE, f"{self.project}-{FINETUNE}"),
-            (str(uuid.uuid5(_demo_namespace(), "eval-chat-1b")), _eval_id(self.project)),
-            (PROJECT, self.project),
-        ]
+        runs = [(run, run_id(run, self.project)) for run in RUNS]
+        evaluations = [(evaluation_id(k), evaluation_id(k, self.project)) for k in EVALUATIONS]
+        return [*runs, *evaluations, (PROJECT, self.project)]
 
     def to_stack(self, text: str) -> str:
         for page, ours in self.swaps():
@@ -109,16 +107,6 @@ class DocsStack:
                 return str(response.read().decode())
         except urllib.error.HTTPError as exc:  # an error answer is an answer too
             return str(exc.read().decode())
-
-
-def _demo_namespace() -> uuid.UUID:
-    from provgraph.cli import demo_story
-
-    return demo_story._NAMESPACE
-
-
-def _eval_id(project: str) -> str:
-    return str(uuid.uuid5(_demo_namespace(), f"eval-chat-1b-{project}"))
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,10 @@ holding an event is checked against the contract; a block that follows a runnabl
 nothing but blank lines between (`json`, `http` starting with `HTTP/`, or an untagged block) is
 its answer. In an answer, `…` stands for what must vary (ids, times, event ids): a JSON string
 "…" matches any value, a string containing `…` matches any text there, a key "…" allows more
-keys, a last list item "…" allows more items; in text, a line `…` matches any lines.
+keys, a last list item "…" allows more items; in text, a line `…` matches any lines. A text
+table's padding is not compared: a run of two or more spaces matches any such run, and a rule
+of dashes any length of dashes (the suite's project names are longer than the demo's, so its
+columns are wider).
 """
 
 from __future__ import annotations
@@ -170,9 +173,19 @@ def _wild(pattern: str) -> re.Pattern[str]:
 
 def text_mismatch(expected: str, actual: str) -> str | None:
     """Line by line, `…` inside a line matching any text and a line `…` any lines."""
-    want = [line.rstrip() for line in expected.strip("\n").splitlines()]
-    got = [line.rstrip() for line in actual.strip("\n").splitlines()]
+    want = [_unpadded(line) for line in expected.strip("\n").splitlines()]
+    got = [_unpadded(line) for line in actual.strip("\n").splitlines()]
     return None if _lines_match(want, got) else "the output differs from the page"
+
+
+_PADDING = re.compile(r" {2,}")
+_RULE = re.compile(r"-+")
+
+
+def _unpadded(line: str) -> str:
+    """A line with a table's padding collapsed: runs of spaces, and dashes in a rule line."""
+    line = _PADDING.sub("  ", line.rstrip())
+    return _RULE.sub("-", line) if line and not line.strip("- ") else line
 
 
 def _lines_match(want: list[str], got: list[str]) -> bool:
@@ -215,3 +228,14 @@ def http_mismatch(expected: str, actual: str) -> str | None:
     if not want_body.strip():
         return None
     return answer_mismatch(Block("", 0, "json", want_body), got_body)
+
+
+def shown_output(root: Path, page: str, example: str) -> str:
+    """The output a page shows for the example block holding `example` (its answer), or the
+    text of a block holding `example` itself when that block is the output (a page may show an
+    output without its command). For stories seeded by tests: their test compares its output
+    with this, the project's name mapped to the page's."""
+    for block in read_blocks(root, page):
+        if example in block.text:
+            return block.answer.text if block.answer is not None else block.text
+    raise LookupError(f"{page}: no block holds {example!r}")

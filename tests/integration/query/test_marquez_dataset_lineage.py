@@ -22,7 +22,9 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture()
 def demo(neo4j_driver: Driver, project: str) -> str:
-    GraphWriter(neo4j_driver).write([project_event(e) for e in demo_events(project)])
+    GraphWriter(neo4j_driver).write(
+        [project_event(e) for e in demo_events(project, with_sweep=False)]
+    )
     return project
 
 

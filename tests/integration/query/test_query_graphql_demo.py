@@ -20,7 +20,9 @@ from provgraph.query.settings import QuerySettings
 @pytest.fixture()
 def gql(neo4j_driver: Driver, project: str) -> Any:
     """Runs a query against the demo story projected under this test's project."""
-    GraphWriter(neo4j_driver).write([project_event(e) for e in demo_events(project)])
+    GraphWriter(neo4j_driver).write(
+        [project_event(e) for e in demo_events(project, with_sweep=False)]
+    )
     settings = QuerySettings()
     reader = GraphReader(neo4j_driver, settings=settings)
     schema = make_schema(settings)

@@ -28,7 +28,9 @@ TIMEOUT_S = 1.0
 @pytest.fixture()
 def graph(neo4j_driver: Driver, project: str) -> str:
     """The demo story under this test's project."""
-    GraphWriter(neo4j_driver).write([project_event(e) for e in demo_events(project)])
+    GraphWriter(neo4j_driver).write(
+        [project_event(e) for e in demo_events(project, with_sweep=False)]
+    )
     return project
 
 

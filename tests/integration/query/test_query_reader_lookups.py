@@ -23,7 +23,9 @@ BEFORE_V2 = "2026-01-05T10:05:00.000000Z"  # web-corpus v1 exists, v2 (10:10) no
 
 @pytest.fixture()
 def reader(neo4j_driver: Driver, project: str) -> GraphReader:
-    GraphWriter(neo4j_driver).write([project_event(e) for e in demo_events(project)])
+    GraphWriter(neo4j_driver).write(
+        [project_event(e) for e in demo_events(project, with_sweep=False)]
+    )
     return GraphReader(neo4j_driver)
 
 

@@ -48,7 +48,7 @@ def _version(project: str, name: str, derived: str | None = None) -> Event:
 
 @pytest.fixture()
 def demo(neo4j_driver: Driver, project: str) -> Iterator[tuple[GraphReader, dict[str, str]]]:
-    _load(neo4j_driver, demo_events(project))
+    _load(neo4j_driver, demo_events(project, with_sweep=False))
     p = project
     ids = {
         "web1": f"dataset:{p}/web-corpus@v1",

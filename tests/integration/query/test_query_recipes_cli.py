@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from neo4j import Driver
+from support.stories import provgraph_cli as _cli
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
@@ -23,23 +21,6 @@ from provgraph.schemas.events.data import DatasetVersionCreated, DatasetVersionC
 def demo(neo4j_driver: Driver, project: str) -> str:
     GraphWriter(neo4j_driver).write([project_event(e) for e in demo_events(project)])
     return project
-
-
-def _cli(endpoint: Any, *argv: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PROVGRAPH_NEO4J_URI": endpoint.uri,
-        "PROVGRAPH_NEO4J_USER": endpoint.user,
-        "PROVGRAPH_NEO4J_PASSWORD": endpoint.password,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "provgraph.cli", *argv],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def test_trace_prints_the_tree_both_ways(neo4j_endpoint: Any, demo: str) -> None:
@@ -62,7 +43,8 @@ def test_whois_finds_a_file_by_its_checksum(
     neo4j_driver: Driver, neo4j_endpoint: Any, demo: str, tmp_path: Path
 ) -> None:
     path = tmp_path / "shard-000.jsonl"
-    path.write_bytes(b'{"text": "hello"}\n' * 1000)
+    # The content is the test's own: whois searches every project, and earlier runs stay.
+    path.write_bytes(f'{{"text": "hello from {demo}"}}\n'.encode() * 1000)
     checksum = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
     payload = {
         "name": "instruct",

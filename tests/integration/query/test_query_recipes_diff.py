@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from neo4j import Driver
+from support.stories import story_event
 
 from provgraph.core.errors import NotFoundError
 from provgraph.ingest.projection import project_event
@@ -15,25 +16,14 @@ from provgraph.ingest.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.service import Recipes
-from provgraph.schemas import REGISTRY, Event
+from provgraph.schemas import Event
 
 EVERYTHING = Scope.everything()
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def _event(project: str, event_type: str, payload: dict[str, Any], minute: int) -> Event:
-    model = REGISTRY.resolve(event_type, REGISTRY.current_version(event_type))
-    payload_type = model.model_fields["payload"].annotation
-    assert payload_type is not None
-    event = model.create(
-        project=project,
-        producer="https://provgraph.dev/tests",
-        actor="user:test",
-        payload=payload_type.model_validate(payload),
-        occurred_at=T0 + timedelta(minutes=minute),
-    )
-    assert isinstance(event, Event)
-    return event
+    return story_event(project, event_type, payload, T0 + timedelta(minutes=minute))
 
 
 def _write(driver: Driver, project: str, steps: list[tuple[str, dict[str, Any]]]) -> None:

@@ -41,7 +41,7 @@ def test_every_positional_argument_of_every_command_says_what_it_is() -> None:
     assert missing == []
 
 
-@pytest.mark.parametrize("command", ["trace", "reproduce", "diff", "whois"])
+@pytest.mark.parametrize("command", ["trace", "reproduce", "diff", "whois", "compare"])
 def test_ids_and_paths_come_with_an_example(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -94,19 +94,20 @@ def test_a_failing_run_emits_run_failed_and_reraises(
     assert payload["error"]["type"] == "ZeroDivisionError"
     assert "division by zero" in payload["error"]["message"]
     assert "1 / 0" in payload["error"]["traceback"]
-    assert payload["conclusion"].startswith("Run failed: ZeroDivisionError")
+    assert payload["conclusion"] is None  # the error is recorded; no conclusion is made up
     assert payload["final_step"] == 7
     assert "run.metrics.logged" in events
     assert "environment.snapshot.recorded" not in events
 
 
-def test_a_completed_run_without_conclusion_gets_a_default(
+def test_a_completed_run_without_conclusion_carries_none(
     emitter: Emitter, transport: FakeTransport
 ) -> None:
     with emitter.run(environment=False, code=False):
         pass
     [completed] = by_type(delivered(emitter, transport))["run.completed"]
-    assert "no conclusion was recorded" in completed.payload.model_dump()["conclusion"]
+    assert completed.schema_version == 2
+    assert completed.payload.model_dump()["conclusion"] is None
 
 
 def test_a_keyboard_interrupt_aborts_the_run(emitter: Emitter, transport: FakeTransport) -> None:

@@ -73,6 +73,14 @@ def test_text_lines_match_with_ellipses_inside_and_as_whole_lines() -> None:
     assert text_mismatch("a\nz\n", "a\nb\nz\n") is not None
 
 
+def test_a_tables_padding_is_not_compared_but_its_cells_are() -> None:
+    page = "run  name\n---  ----\n#1   demo-llm\n"
+    wider = "run  name\n---  -----------------\n#1   t-docs-1234-llm\n"
+    assert text_mismatch(page, wider.replace("t-docs-1234-llm", "demo-llm")) is None
+    assert text_mismatch(page, "run  name\n---  ----\n#1   demo-llm   extra\n") is not None
+    assert text_mismatch("a b\n", "a  b\n") is not None  # one space is not padding
+
+
 def test_an_http_answer_checks_the_status_the_headers_shown_and_the_body() -> None:
     page = Block(
         "p.md", 1, "http", 'HTTP/1.1 202 Accepted\ncontent-type: application/json\n\n{"n": "…"}\n'

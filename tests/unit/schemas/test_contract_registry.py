@@ -35,7 +35,7 @@ def test_v1_checkpoint_is_read_as_the_current_version() -> None:
     raw = _v1_checkpoint()
     event = parse_event(raw)
     assert isinstance(event, CheckpointSaved)
-    assert event.schema_version == 2
+    assert event.schema_version == 3
     assert event.payload.size_bytes == round(raw["payload"]["size_mb"] * 1024 * 1024)
     assert event.payload.epoch is None
     assert str(event.event_id) == raw["event_id"]
@@ -48,21 +48,31 @@ def test_v1_without_size_upcasts_cleanly() -> None:
     assert parse_event(raw).payload.size_bytes is None  # type: ignore[attr-defined]
 
 
-def test_registry_knows_both_versions_and_writes_the_newest() -> None:
-    assert REGISTRY.versions("checkpoint.saved") == [1, 2]
-    assert REGISTRY.current_version("checkpoint.saved") == 2
+def test_v2_checkpoint_is_read_as_v3_without_a_save_time() -> None:
+    raw = json.loads((EXAMPLES / "checkpoint.saved.v2.json").read_text())
+    event = parse_event(raw)
+    assert isinstance(event, CheckpointSaved)
+    assert (event.schema_version, event.payload.save_seconds) == (3, None)
+    assert event.payload.size_bytes == raw["payload"]["size_bytes"]
+    current = json.loads((EXAMPLES / "checkpoint.saved.json").read_text())
+    assert parse_event(current).payload.save_seconds == 42.5  # type: ignore[attr-defined]
+
+
+def test_registry_knows_every_version_and_writes_the_newest() -> None:
+    assert REGISTRY.versions("checkpoint.saved") == [1, 2, 3]
+    assert REGISTRY.current_version("checkpoint.saved") == 3
     assert REGISTRY.resolve("checkpoint.saved", 1) is CheckpointSavedV1
     assert CheckpointSaved in REGISTRY.current_models()
     assert CheckpointSavedV1 not in REGISTRY.current_models()
 
 
 def test_future_schema_version_is_refused_clearly() -> None:
-    raw = _v1_checkpoint() | {"schema_version": 3}
+    raw = _v1_checkpoint() | {"schema_version": 4}
     with pytest.raises(FutureSchemaVersionError) as caught:
         parse_event(raw)
     assert str(caught.value) == (
-        "schema_version: event_type checkpoint.saved schema_version 3 is newer than this "
-        "reader (max 2): upgrade provgraph"
+        "schema_version: event_type checkpoint.saved schema_version 4 is newer than this "
+        "reader (max 3): upgrade provgraph"
     )
 
 
@@ -90,5 +100,5 @@ def test_missing_upcaster_is_detected() -> None:
 
 def test_version_gap_is_reported() -> None:
     registry = build_registry([CheckpointSaved], {})
-    with pytest.raises(Exception, match=r"has no schema_version 1 \(known: \[2\]\)"):
+    with pytest.raises(Exception, match=r"has no schema_version 1 \(known: \[3\]\)"):
         registry.resolve("checkpoint.saved", 1)

@@ -71,7 +71,7 @@ def test_batch_reports_index_path_and_reason() -> None:
 
 
 def test_missing_field_message() -> None:
-    raw = example("run.completed")
+    raw = example("run.completed.v1")  # v1 required the conclusion (v2 does not)
     del raw["payload"]["conclusion"]
     with pytest.raises(EventValidationError) as caught:
         parse_event(raw)

@@ -134,9 +134,20 @@ def build_registry(
 
 
 def _default_registry() -> Registry:
-    from provgraph.schemas.events import EVENT_MODELS, upcast_checkpoint_saved_v1
+    from provgraph.schemas.events import (
+        EVENT_MODELS,
+        upcast_checkpoint_saved_v1,
+        upcast_checkpoint_saved_v2,
+        upcast_to_v2,
+    )
 
-    return build_registry(EVENT_MODELS, {("checkpoint.saved", 1): upcast_checkpoint_saved_v1})
+    upcasters: dict[tuple[str, int], Upcaster] = {
+        ("checkpoint.saved", 1): upcast_checkpoint_saved_v1,
+        ("checkpoint.saved", 2): upcast_checkpoint_saved_v2,
+        ("run.completed", 1): upcast_to_v2,
+        ("run.failed", 1): upcast_to_v2,
+    }
+    return build_registry(EVENT_MODELS, upcasters)
 
 
 REGISTRY = _default_registry()

@@ -128,16 +128,12 @@ def _compute_libs(packages: dict[str, str]) -> dict[str, str]:
     return {n: v for n, v in packages.items() if n.startswith(COMPUTE_PREFIXES)}
 
 
-def environment_key(snapshot: Snapshot) -> str:
-    """A stable key from what defines the software environment (not the host)."""
-    content = {
-        "python": snapshot.python_version,
-        "packages": snapshot.packages,
-        "driver": snapshot.gpu.driver_version,
-        "platform": sys.platform,
-    }
-    digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
-    return f"pyenv-{digest[:16]}"
+def environment_key(contents: dict[str, object]) -> str:
+    """A stable key from everything the snapshot records: a recorded environment is read-only
+    (the same key with other contents is refused), so the key is a digest of its contents,
+    and a host that differs in any recorded setting gets a key of its own."""
+    text = json.dumps(contents, sort_keys=True, separators=(",", ":"), default=str)
+    return f"pyenv-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
 def snapshot_payload(snapshot: Snapshot) -> EnvironmentSnapshotRecordedPayload:
@@ -151,15 +147,15 @@ def snapshot_payload(snapshot: Snapshot) -> EnvironmentSnapshotRecordedPayload:
     }
     if snapshot.gpu.names:
         system["gpus"] = list(snapshot.gpu.names)
+    contents: dict[str, object] = {
+        "python_version": snapshot.python_version,
+        "frameworks": _pick(snapshot.packages, FRAMEWORKS),
+        "parallel_libs": _pick(snapshot.packages, PARALLEL_LIBS),
+        "driver_version": snapshot.gpu.driver_version,
+        "compute_libs": _compute_libs(snapshot.packages),
+        "packages": snapshot.packages,
+        "system": system,
+    }
     return EnvironmentSnapshotRecordedPayload.model_validate(
-        {
-            "key": environment_key(snapshot),
-            "python_version": snapshot.python_version,
-            "frameworks": _pick(snapshot.packages, FRAMEWORKS),
-            "parallel_libs": _pick(snapshot.packages, PARALLEL_LIBS),
-            "driver_version": snapshot.gpu.driver_version,
-            "compute_libs": _compute_libs(snapshot.packages),
-            "packages": snapshot.packages,
-            "system": system,
-        }
+        {"key": environment_key(contents), **contents}
     )

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from provgraph.client import environment as env
+from provgraph.client.checkpointing import CheckpointSave
 from provgraph.client.errors import ClientError
 from provgraph.client.metrics import MetricsBuffer
 from provgraph.client.sink import EventSink
@@ -42,7 +43,6 @@ from provgraph.schemas.events.run import (
 
 log = logging.getLogger(__name__)
 
-DEFAULT_CONCLUSION = "Run completed; no conclusion was recorded (set run.conclusion)."
 InputSpec = RunInput | tuple[str, str] | Mapping[str, str] | str
 """An input: a RunInput, ``(dataset_version_id, role)``, a dict, or an id (role ``train``)."""
 
@@ -52,7 +52,8 @@ class Run:
 
     On enter it records the environment (unless ``environment=False``; a string is used as
     an existing environment id) and emits ``run.started``. On exit it emits the buffered
-    metrics, then ``run.completed`` with `conclusion` (set it before leaving the block),
+    metrics, then ``run.completed`` with `conclusion` (set it before leaving the block; none
+    is made up when it is not set),
     ``run.failed`` with the exception (re-raised), or ``run.aborted`` on KeyboardInterrupt
     and other non-``Exception`` exits. Every event of the run shares one correlation_id.
     """
@@ -164,16 +165,24 @@ class Run:
         format: str | None = None,
         metrics: Mapping[str, Any] | None = None,
         checkpoint_id: str | None = None,
+        save_seconds: float | None = None,
     ) -> str:
-        """Emit ``checkpoint.saved``; returns the checkpoint id (for `register_model`)."""
-        optional = {"checksum": checksum, "epoch": epoch, "size_bytes": size_bytes}
-        optional |= {"format": format, "checkpoint_id": checkpoint_id}
+        """Emit ``checkpoint.saved``; returns the checkpoint id (for `register_model`).
+
+        `save_seconds` is how long writing it took; `saving_checkpoint` measures it."""
+        optional: dict[str, Any] = {"checksum": checksum, "epoch": epoch, "size_bytes": size_bytes}
+        optional |= {"format": format, "checkpoint_id": checkpoint_id, "save_seconds": save_seconds}
         payload = CheckpointSavedPayload.model_validate(
             {"run_id": self.run_id, "step": step, "uri": uri, "metrics": dict(metrics or {})}
             | {k: v for k, v in optional.items() if v is not None}
         )
         self._saw_step(step)
         return self._emit(CheckpointSaved, payload).subject
+
+    def saving_checkpoint(self, step: int, uri: str, **options: Any) -> CheckpointSave:
+        """A context manager timing the save written inside it: on a normal exit it emits
+        ``checkpoint.saved`` with ``save_seconds`` (options as `checkpoint`'s)."""
+        return CheckpointSave(self.checkpoint, step, uri, dict(options))
 
     def register_model(
         self,
@@ -221,10 +230,11 @@ class Run:
         common: dict[str, Any] = {"run_id": self.run_id, "final_metrics": self.final_metrics}
         common["final_step"] = self._last_step
         if exc is None:
-            conclusion = self.conclusion or DEFAULT_CONCLUSION
+            # No default: a run without a written conclusion is shown as "conclusion missing",
+            # and a project may refuse it (`project.policy.set` require_conclusion).
             self._emit(
                 RunCompleted,
-                RunCompletedPayload.model_validate(common | {"conclusion": conclusion}),
+                RunCompletedPayload.model_validate(common | {"conclusion": self.conclusion}),
             )
         elif isinstance(exc, Exception):
             self._emit(RunFailed, _failed(common, exc, self.conclusion))
@@ -277,10 +287,8 @@ def _failed(common: dict[str, Any], exc: Exception, conclusion: str | None) -> R
     message = str(exc)
     text = "".join(traceback.format_exception(exc))
     error = RunError(type=type(exc).__qualname__, message=message[:16384], traceback=text[-65536:])
-    default = f"Run failed: {type(exc).__name__}: {message}"[:4096]
-    return RunFailedPayload.model_validate(
-        common | {"conclusion": conclusion or default, "error": error}
-    )
+    # The error is recorded as such; the conclusion is what a person wrote, or nothing.
+    return RunFailedPayload.model_validate(common | {"conclusion": conclusion, "error": error})
 
 
 def _entrypoint() -> str | None:

@@ -5,7 +5,9 @@ from provgraph.schemas.events.checkpoint import (
     CheckpointDeleted,
     CheckpointSaved,
     CheckpointSavedV1,
+    CheckpointSavedV2,
     upcast_checkpoint_saved_v1,
+    upcast_checkpoint_saved_v2,
 )
 from provgraph.schemas.events.data import DatasetRegistered, DatasetVersionCreated
 from provgraph.schemas.events.deployment import (
@@ -27,12 +29,16 @@ from provgraph.schemas.events.openlineage import (
     OpenLineageJobEvent,
     OpenLineageRunEvent,
 )
+from provgraph.schemas.events.policy import ProjectPolicySet
 from provgraph.schemas.events.run import (
     RunAborted,
     RunCompleted,
+    RunCompletedV1,
     RunFailed,
+    RunFailedV1,
     RunMetricsLogged,
     RunResumed,
+    upcast_to_v2,
 )
 from provgraph.schemas.events.tokens import TokenIssued, TokenRevoked
 
@@ -43,11 +49,14 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     ExperimentCreated,
     RunStarted,
     RunMetricsLogged,
+    RunCompletedV1,
     RunCompleted,
+    RunFailedV1,
     RunFailed,
     RunAborted,
     RunResumed,
     CheckpointSavedV1,
+    CheckpointSavedV2,
     CheckpointSaved,
     CheckpointDeleted,
     ModelVersionRegistered,
@@ -60,6 +69,7 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     AccessGranted,
     AccessRevoked,
     EntityDeleted,
+    ProjectPolicySet,
     TokenIssued,
     TokenRevoked,
     OpenLineageRunEvent,
@@ -75,6 +85,7 @@ __all__ = [
     "CheckpointDeleted",
     "CheckpointSaved",
     "CheckpointSavedV1",
+    "CheckpointSavedV2",
     "DatasetRegistered",
     "DatasetVersionCreated",
     "DeploymentCreated",
@@ -90,13 +101,18 @@ __all__ = [
     "OpenLineageDatasetEvent",
     "OpenLineageJobEvent",
     "OpenLineageRunEvent",
+    "ProjectPolicySet",
     "RunAborted",
     "RunCompleted",
+    "RunCompletedV1",
     "RunFailed",
+    "RunFailedV1",
     "RunMetricsLogged",
     "RunResumed",
     "RunStarted",
     "TokenIssued",
     "TokenRevoked",
     "upcast_checkpoint_saved_v1",
+    "upcast_checkpoint_saved_v2",
+    "upcast_to_v2",
 ]

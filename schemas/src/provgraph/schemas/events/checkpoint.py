@@ -1,4 +1,4 @@
-"""Checkpoint events, including the one schema evolution so far (checkpoint.saved v1 -> v2)."""
+"""Checkpoint events, with their schema evolution (checkpoint.saved v1 -> v2 -> v3)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ MIB = 1024 * 1024
 
 Step = Annotated[int, Field(ge=0, le=MAX_STEP)]
 """A checkpoint's step: part of its default id, so at most 18 digits."""
+
+MAX_SAVE_SECONDS = 30 * 24 * 3600.0
+SaveSeconds = Annotated[float, Field(ge=0.0, le=MAX_SAVE_SECONDS)]
+"""How long writing a checkpoint took, in seconds (at most 30 days: a finite, sane bound)."""
 
 
 class CheckpointSavedPayload(Payload):
@@ -33,17 +37,49 @@ class CheckpointSavedPayload(Payload):
     size_bytes: Count | None = None
     format: Label | None = None
     metrics: JsonMap = Field(default_factory=dict)
+    # The save cost of `provgraph advise-checkpoints`; v3 added it (v2 events lack it).
+    save_seconds: SaveSeconds | None = None
 
     def subject(self, project: str) -> str:
         return self.checkpoint_id or checkpoint_id(self.run_id, self.step)
 
 
 class CheckpointSaved(Event):
-    """``checkpoint.saved`` v2 (current): size in bytes, optional epoch and explicit id."""
+    """``checkpoint.saved`` v3 (current): v2 and how long the save took (`save_seconds`)."""
+
+    event_type: Literal["checkpoint.saved"] = "checkpoint.saved"
+    schema_version: Literal[3] = 3
+    payload: CheckpointSavedPayload
+
+
+class CheckpointSavedV2Payload(Payload):
+    """The v2 payload: size in bytes, optional epoch and explicit id, no save time."""
+
+    run_id: RunKey
+    step: Step
+    epoch: Count | None = None
+    checkpoint_id: CheckpointId | None = None
+    uri: StorageUri
+    checksum: Checksum | None = None
+    size_bytes: Count | None = None
+    format: Label | None = None
+    metrics: JsonMap = Field(default_factory=dict)
+
+    def subject(self, project: str) -> str:
+        return self.checkpoint_id or checkpoint_id(self.run_id, self.step)
+
+
+class CheckpointSavedV2(Event):
+    """``checkpoint.saved`` v2 (historical): still readable, upcast to v3 when read."""
 
     event_type: Literal["checkpoint.saved"] = "checkpoint.saved"
     schema_version: Literal[2] = 2
-    payload: CheckpointSavedPayload
+    payload: CheckpointSavedV2Payload
+
+
+def upcast_checkpoint_saved_v2(event: dict[str, Any]) -> dict[str, Any]:
+    """v2 -> v3: the same payload; the save time stays unknown."""
+    return {**event, "schema_version": 3}
 
 
 class CheckpointSavedV1Payload(Payload):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -47,19 +47,42 @@ class RunMetricsLogged(Event):
 
 
 class RunCompletedPayload(RunPayload):
-    """A run finished normally; `conclusion` (what was learned) is required."""
+    """A run finished normally, with what was learned (`conclusion`) when it was written; a
+    project may require it (`project.policy.set` with ``require_conclusion``)."""
+
+    conclusion: Text | None = None
+    final_metrics: JsonMap = Field(default_factory=dict)
+    final_step: Count | None = None
+
+
+class RunCompleted(Event):
+    """``run.completed`` v2 (current): the conclusion is optional."""
+
+    event_type: Literal["run.completed"] = "run.completed"
+    schema_version: Literal[2] = 2
+    payload: RunCompletedPayload
+
+
+class RunCompletedV1Payload(RunPayload):
+    """The v1 payload: `conclusion` required."""
 
     conclusion: Text
     final_metrics: JsonMap = Field(default_factory=dict)
     final_step: Count | None = None
 
 
-class RunCompleted(Event):
-    """``run.completed`` v1."""
+class RunCompletedV1(Event):
+    """``run.completed`` v1 (historical): still readable, upcast to v2 when read."""
 
     event_type: Literal["run.completed"] = "run.completed"
     schema_version: Literal[1] = 1
-    payload: RunCompletedPayload
+    payload: RunCompletedV1Payload
+
+
+def upcast_to_v2(event: dict[str, Any]) -> dict[str, Any]:
+    """``run.completed`` / ``run.failed`` v1 -> v2: the same payload (v2 only made the
+    conclusion optional)."""
+    return {**event, "schema_version": 2}
 
 
 class RunError(ContractModel):
@@ -71,7 +94,24 @@ class RunError(ContractModel):
 
 
 class RunFailedPayload(RunPayload):
-    """A run failed; `conclusion` and `error` are required."""
+    """A run failed; `error` is required, the `conclusion` written when there is one."""
+
+    conclusion: Text | None = None
+    error: RunError
+    final_metrics: JsonMap = Field(default_factory=dict)
+    final_step: Count | None = None
+
+
+class RunFailed(Event):
+    """``run.failed`` v2 (current): the conclusion is optional."""
+
+    event_type: Literal["run.failed"] = "run.failed"
+    schema_version: Literal[2] = 2
+    payload: RunFailedPayload
+
+
+class RunFailedV1Payload(RunPayload):
+    """The v1 payload: `conclusion` and `error` required."""
 
     conclusion: Text
     error: RunError
@@ -79,12 +119,12 @@ class RunFailedPayload(RunPayload):
     final_step: Count | None = None
 
 
-class RunFailed(Event):
-    """``run.failed`` v1."""
+class RunFailedV1(Event):
+    """``run.failed`` v1 (historical): still readable, upcast to v2 when read."""
 
     event_type: Literal["run.failed"] = "run.failed"
     schema_version: Literal[1] = 1
-    payload: RunFailedPayload
+    payload: RunFailedV1Payload
 
 
 class RunAbortedPayload(RunPayload):

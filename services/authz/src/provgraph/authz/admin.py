@@ -18,12 +18,13 @@ from provgraph.authz.tokens import hash_token, new_token
 from provgraph.client.eventlog import Appended, EventLog
 from provgraph.core.eventlog import open_event_log
 from provgraph.core.settings import KafkaSettings
-from provgraph.schemas import AccessGranted, AccessRevoked, Event
+from provgraph.schemas import AccessGranted, AccessRevoked, Event, ProjectPolicySet
 from provgraph.schemas.events.governance import (
     AccessGrantedPayload,
     AccessRevokedPayload,
     AccessRole,
 )
+from provgraph.schemas.events.policy import ProjectPolicySetPayload
 from provgraph.schemas.events.tokens import (
     SYSTEM_PROJECT,
     GlobalRole,
@@ -64,6 +65,14 @@ def access_event(
         )
     revoked = AccessRevokedPayload(principal=principal, project=project, role=role)
     return AccessRevoked.create(project=project, producer=PRODUCER, actor=actor, payload=revoked)
+
+
+def policy_set(
+    project: str, actor: str, *, require_conclusion: bool, reason: str | None = None
+) -> ProjectPolicySet:
+    """The ``project.policy.set`` event restating `project`'s policy."""
+    payload = ProjectPolicySetPayload(require_conclusion=require_conclusion, reason=reason)
+    return ProjectPolicySet.create(project=project, producer=PRODUCER, actor=actor, payload=payload)
 
 
 def append_to_log(events: Sequence[Event], settings: KafkaSettings) -> list[Appended]:

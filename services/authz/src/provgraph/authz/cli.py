@@ -1,4 +1,4 @@
-"""`provgraph token create|revoke`, `provgraph grant`, `provgraph revoke`.
+"""`provgraph token create|revoke`, `provgraph grant`, `provgraph revoke`, `provgraph policy set`.
 
 Each command appends its event to the Kafka log (connection from PROVGRAPH_* variables, as
 `.provgraph/env` sets them); the projector folds it into Neo4j, where the ingest and query
@@ -11,7 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from provgraph.authz.admin import access_event, append_to_log, token_issued, token_revoked
+from provgraph.authz.admin import (
+    access_event,
+    append_to_log,
+    policy_set,
+    token_issued,
+    token_revoked,
+)
 from provgraph.authz.tokens import new_token, principal_name
 from provgraph.client.config import default_actor
 from provgraph.core.settings import KafkaSettings
@@ -42,6 +48,22 @@ def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
         parser.add_argument("--project", required=True)
         parser.add_argument("--role", required=True, choices=_PROJECT_ROLES)
         parser.set_defaults(func=_access, grant=verb == "grant")
+    _register_policy(sub)
+
+
+def _register_policy(sub: SubParsers[argparse.ArgumentParser]) -> None:
+    policy = sub.add_parser("policy", help="a project's policy (set by its admins, as an event)")
+    actions = policy.add_subparsers(dest="action", required=True)
+    put = actions.add_parser("set", help="restate the project's policy (log order decides)")
+    put.add_argument("project", help="the project, e.g. llm-pretrain")
+    put.add_argument(
+        "--require-conclusion",
+        action=argparse.BooleanOptionalAction,
+        required=True,
+        help="refuse run.completed without a conclusion (--no-require-conclusion: accept it)",
+    )
+    put.add_argument("--reason", help="why, kept with the policy")
+    put.set_defaults(func=_policy_set)
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -77,6 +99,20 @@ def _access(args: argparse.Namespace) -> int:
     append_to_log([event], KafkaSettings())
     done = "granted" if args.grant else "revoked"
     print(f"{done} {role.value} on {args.project} for {principal}", file=sys.stderr)
+    return 0
+
+
+def _policy_set(args: argparse.Namespace) -> int:
+    required = bool(args.require_conclusion)
+    try:
+        event = policy_set(
+            args.project, default_actor(), require_conclusion=required, reason=args.reason
+        )
+    except (ValueError, InvalidIdError) as exc:
+        return _fail(exc)
+    append_to_log([event], KafkaSettings())
+    rule = "requires" if required else "does not require"
+    print(f"project {args.project} {rule} a conclusion on run.completed", file=sys.stderr)
     return 0
 
 

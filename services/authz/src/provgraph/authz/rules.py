@@ -6,7 +6,15 @@ from collections.abc import Sequence
 
 from provgraph.authz.errors import ForbiddenError
 from provgraph.authz.model import Principal, Right
-from provgraph.schemas import AccessGranted, AccessRevoked, EntityDeleted, Event, IdKind, parse_id
+from provgraph.schemas import (
+    AccessGranted,
+    AccessRevoked,
+    EntityDeleted,
+    Event,
+    IdKind,
+    ProjectPolicySet,
+    parse_id,
+)
 from provgraph.schemas.events.governance import AccessRole
 from provgraph.schemas.events.tokens import TokenIssued, TokenRevoked
 
@@ -22,7 +30,7 @@ def required_right(event: Event) -> Right | None:
         return None
     if isinstance(event, AccessGranted):
         return None if event.payload.role in GLOBAL_ADMIN_ROLES else Right.ADMIN
-    if isinstance(event, AccessRevoked):
+    if isinstance(event, AccessRevoked | ProjectPolicySet):  # a project's policy: its admins
         return Right.ADMIN
     if isinstance(event, EntityDeleted):
         return Right.DELETE

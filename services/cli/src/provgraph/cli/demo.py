@@ -8,6 +8,7 @@ import os
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from provgraph.authz.admin import append_to_log
 from provgraph.cli.demo_story import DEPLOYED_MODEL, PROJECT, demo_events
@@ -39,7 +40,7 @@ def _run(args: argparse.Namespace) -> int:
     token = _token(infra)
     events = demo_events()
     marker = infra.state_dir / "demo.loaded"
-    if marker.exists():
+    if _loaded(marker) == len(events):
         print(f"demo story already loaded ({len(events)} events, project {PROJECT!r})")
     else:
         how = _send(events, infra.ingest_url, settings, token, args.wait)
@@ -54,6 +55,15 @@ def _run(args: argparse.Namespace) -> int:
             "exports it as PROVGRAPH_TOKEN, with the connection settings (docs/security.md)"
         )
     return 0
+
+
+def _loaded(marker: Path) -> int | None:
+    """How many events of the story were loaded, when it was; a story that has grown since is
+    sent again (its events keep their ids, so the ones already there are not doubled)."""
+    try:
+        return int(marker.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _token(infra: InfraSettings) -> str | None:

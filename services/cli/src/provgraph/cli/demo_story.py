@@ -1,7 +1,9 @@
 """The demo lineage story, as contract events: built from data alone, identical on every run.
 
 A pretraining run on two dataset versions is interrupted and resumed from a checkpoint; its
-model is fine-tuned on a cleaned dataset version, evaluated, registered and deployed.
+model is fine-tuned on a cleaned dataset version, evaluated, registered and deployed. Then a
+fine-tuning sweep (demo_sweep.py) gives the team's questions (compare, best, digest, ...) their
+answers.
 """
 
 from __future__ import annotations
@@ -11,25 +13,31 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from provgraph.cli.demo_ids import (
+    DEPLOYED_MODEL,
+    EVALUATIONS,
+    FINETUNE,
+    NAMESPACE,
+    PRETRAIN,
+    PROJECT,
+    RUNS,
+    SHA,
+    ckpt,
+    ds,
+    evaluation_id,
+    run_id,
+)
+from provgraph.cli.demo_sweep import Timed, sweep_runs, sweep_setup
 from provgraph.schemas import REGISTRY, Event, parse_event
 
-PROJECT = "demo-llm"
+__all__ = ["DEPLOYED_MODEL", "FINETUNE", "PRETRAIN", "PROJECT", "demo_events"]
+
 PRODUCER = "https://provgraph.dev/demo/0.1.0"
-_NAMESPACE = uuid.UUID("6f1b7c3e-2d4a-4b8e-9c1f-0a2b3c4d5e6f")
 _T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-_SHA = "sha256:" + "ab" * 32
-
-PRETRAIN = "demo-pretrain-001"
-FINETUNE = "demo-finetune-001"
-DEPLOYED_MODEL = f"model:{PROJECT}/chat-1b@1.0.0"
-
-
-def _ds(name: str, version: str) -> str:
-    return f"dataset:{PROJECT}/{name}@{version}"
-
-
-def _ckpt(run: str, step: int) -> str:
-    return f"checkpoint:{run}/{step}"
+_GAP_MINUTES = 10  # between two steps of the story, unless a step says otherwise
+_SHA = SHA
+_ds = ds
+_ckpt = ckpt
 
 
 def _versions() -> list[tuple[str, dict[str, Any]]]:
@@ -237,7 +245,7 @@ def _finetune() -> list[tuple[str, dict[str, Any]]]:
         (
             "model.version.evaluated",
             {
-                "evaluation_id": str(uuid.uuid5(_NAMESPACE, "eval-chat-1b")),
+                "evaluation_id": evaluation_id("eval-chat-1b"),
                 "model_version": DEPLOYED_MODEL,
                 "suite": "demo-eval",
                 "dataset_versions": [_ds("eval-suite", "v1")],
@@ -293,19 +301,25 @@ def _setup() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def demo_events(project: str = PROJECT) -> list[Event]:
+def demo_events(project: str = PROJECT, *, with_sweep: bool = True) -> list[Event]:
     """The whole story, in the order it happened, each event validated by the contract.
 
     Another `project` gets the same story under its own ids (tests use that for isolation).
+    Without the sweep it is the lineage story alone (pretraining to deployment), whose every
+    event has the same id and time as in the whole story.
     """
-    steps = _setup() + _versions() + _pretrain() + _finetune()
+    steps: list[Timed] = [*_setup(), *_versions(), *_pretrain(), *_finetune()]
+    if with_sweep:
+        steps += [*sweep_setup(), *sweep_runs()]
     events = []
-    for i, (event_type, payload) in enumerate(steps):
+    at = _T0
+    for i, (event_type, payload, *gap) in enumerate(steps):
+        at += timedelta(minutes=gap[0] if gap else _GAP_MINUTES) if i else timedelta(0)
         raw = {
-            "event_id": str(uuid.uuid5(_NAMESPACE, f"{project}-{i}")),
+            "event_id": str(uuid.uuid5(NAMESPACE, f"{project}-{i}")),
             "event_type": event_type,
             "schema_version": _current_version(event_type),
-            "occurred_at": (_T0 + timedelta(minutes=10 * i)).isoformat(),
+            "occurred_at": at.isoformat(),
             "project": project,
             "producer": PRODUCER,
             "actor": "user:demo",
@@ -320,12 +334,10 @@ def _for_project(payload: dict[str, Any], project: str) -> dict[str, Any]:
     if project == PROJECT:
         return payload
     text = json.dumps(payload)
-    for old in (PRETRAIN, FINETUNE):  # run ids are global: make them the project's own
-        text = text.replace(old, f"{project}-{old}")
-    text = text.replace(
-        str(uuid.uuid5(_NAMESPACE, "eval-chat-1b")),
-        str(uuid.uuid5(_NAMESPACE, f"eval-chat-1b-{project}")),
-    )
+    for run in RUNS:  # run ids are global: make them the project's own
+        text = text.replace(run, run_id(run, project))
+    for key in EVALUATIONS:
+        text = text.replace(evaluation_id(key), evaluation_id(key, project))
     result: dict[str, Any] = json.loads(text.replace(f"{PROJECT}/", f"{project}/"))
     return result
 

@@ -11,12 +11,23 @@ from provgraph.authz import cli as authz_cli
 from provgraph.cli import demo, infra, services
 from provgraph.cli.errors import explain
 from provgraph.ingest import cli as ingest_cli
+from provgraph.query import best_env_cli, compare_cli, team_cli
 from provgraph.query import cli as query_cli
 from provgraph.schemas.version import __version__
 
 # Modules that contribute sub-commands: each has `register(subparsers)`, and every parser it
 # adds sets `func` (args -> exit code) as its default.
-_AREAS = (infra, services, demo, authz_cli, ingest_cli, query_cli)
+_AREAS = (
+    infra,
+    services,
+    demo,
+    authz_cli,
+    ingest_cli,
+    query_cli,
+    compare_cli,
+    best_env_cli,
+    team_cli,
+)
 # Libraries whose warnings (retries, reconnects) a one-shot command explains in one line instead.
 _DRIVER_LOGGERS = ("neo4j", "kafka")
 

@@ -25,11 +25,11 @@ from provgraph.core.http import install_error_handlers
 from provgraph.core.metrics import AnswerObserver
 from provgraph.ingest.errors import EventLogUnavailableError
 from provgraph.ingest.events import Context, IngestContext, events_router
-from provgraph.ingest.graphread import Neo4jOwners, Neo4jPayloadHashes
+from provgraph.ingest.graphread import Neo4jDisciplineFacts, Neo4jOwners, Neo4jPayloadHashes
 from provgraph.ingest.integrity import PayloadHashes
 from provgraph.ingest.metrics import IngestMetrics
 from provgraph.ingest.openlineage.routes import openlineage_router
-from provgraph.ingest.ports import OwnerLookup
+from provgraph.ingest.ports import FactsLookup, OwnerLookup
 from provgraph.ingest.readiness import ReadinessCache, event_log_probe
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas.version import __version__
@@ -96,6 +96,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     if context.payload_hashes is None:  # event_id conflicts are checked even with auth off
         hashes_driver = driver or _graph_reader(settings)
         context.payload_hashes = Neo4jPayloadHashes(hashes_driver, settings.neo4j_database)
+    facts_driver = None
+    if context.facts is None:  # the records discipline is checked even with auth off
+        facts_driver = hashes_driver or driver or _graph_reader(settings)
+        context.facts = Neo4jDisciplineFacts(facts_driver, settings.neo4j_database)
     authenticator, close_auth = build_authenticator(
         settings, "ingest", source=context.principals, driver=driver
     )
@@ -111,6 +115,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             context.payload_hashes = None
             if hashes_driver is not driver:
                 await run_in_threadpool(hashes_driver.close)
+        if facts_driver is not None:
+            context.facts = None
+            if facts_driver is not hashes_driver and facts_driver is not driver:
+                await run_in_threadpool(facts_driver.close)
         if context.owns_event_log:
             await run_in_threadpool(log.close)
 
@@ -122,11 +130,13 @@ def create_app(
     principals: PrincipalSource | None = None,
     owners: OwnerLookup | None = None,
     payload_hashes: PayloadHashes | None = None,
+    facts: FactsLookup | None = None,
 ) -> FastAPI:
     """The ingest app. Given an `event_log`, it uses that one and neither creates topics nor
     connects to Kafka itself (the caller owns and closes it). Given `principals`, tokens are
     looked up there instead of in Neo4j; given `owners`, the owners of entities too; given
-    `payload_hashes`, the hashes of applied events too."""
+    `payload_hashes`, the hashes of applied events too; given `facts`, the recorded
+    environments and project policies too."""
     settings = settings if settings is not None else IngestSettings()
     app = FastAPI(title="provgraph ingest", version=__version__, lifespan=_lifespan)
     context = IngestContext(
@@ -137,6 +147,7 @@ def create_app(
         principals=principals,
         owners=owners,
         payload_hashes=payload_hashes,
+        facts=facts,
     )
     app.state.ingest = context
     app.add_middleware(AnswerObserver, on_answer=context.metrics.answers_of(EVENT_ROUTES))

@@ -7,6 +7,7 @@ enums only (never from event data), so building the text per kind is safe.
 
 from __future__ import annotations
 
+from provgraph.ingest.projection.discipline import CONTENT_FIELDS, CONTENT_HASH
 from provgraph.ingest.projection.ownership import CLAIMED_LABELS
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
@@ -64,6 +65,23 @@ UNWIND $ids AS id
 MATCH (n:{Label.ENTITY} {{id: id}})
 RETURN n.id AS id, n.project AS project,
        coalesce(n.{CLAIMED}, false) OR NOT coalesce(n.{PLACEHOLDER}, true) AS claimed
+"""
+
+# What the records-discipline rules read (`ports.FactsLookup`, `projection.discipline`): the
+# contents of recorded environments, and the conclusion policy of projects.
+ENVIRONMENT_CONTENTS = f"""
+UNWIND $ids AS id
+MATCH (n:{Label.ENVIRONMENT} {{id: id}})
+WHERE n.{CONTENT_HASH} IS NOT NULL
+RETURN n.id AS id, n.{CONTENT_HASH} AS digest, coalesce(n.{CONTENT_FIELDS}, []) AS fields
+"""
+
+PROJECT_POLICIES = f"""
+UNWIND $projects AS project
+MATCH (n:{Label.PROJECT} {{id: 'project:' + project}})
+WITH project, n, [k IN keys(n) WHERE k STARTS WITH $prefix] AS entries
+WHERE size(entries) > 0
+RETURN project, [k IN entries | [substring(k, size($prefix)), n[k]]] AS history
 """
 
 _EDGE = """

@@ -84,6 +84,21 @@ class EventIdConflictError(RequestError):
     code = "event_id_conflict"
 
 
+class EnvironmentChangedError(RequestError):
+    """A snapshot reuses the key of a recorded environment with other contents: a recorded
+    environment is read-only (record the changed one under a new key, ``based_on`` the old)."""
+
+    status = 409
+    code = "environment_changed"
+
+
+class ConclusionRequiredError(RequestError):
+    """A ``run.completed`` without a conclusion, in a project whose policy requires one."""
+
+    status = 422
+    code = "conclusion_required"
+
+
 class EventLogError(IngestError):
     """The event log refused or lost the batch for a reason a retry will not fix."""
 

@@ -27,6 +27,8 @@ from provgraph.client.eventlog import PRINCIPAL_HEADER, Appended, EventLog
 from provgraph.ingest.errors import (
     BatchValidationError,
     BodyTooLargeError,
+    ConclusionRequiredError,
+    EnvironmentChangedError,
     EventIdConflictError,
     EventLogUnavailableError,
     GraphUnavailableError,
@@ -40,10 +42,11 @@ from provgraph.ingest.integrity import (
     PayloadHashes,
     batch_duplicates,
     check_applied,
+    check_discipline,
     future_events,
 )
 from provgraph.ingest.metrics import IngestMetrics
-from provgraph.ingest.ports import OwnerLookup
+from provgraph.ingest.ports import FactsLookup, OwnerLookup
 from provgraph.ingest.readiness import ReadinessCache
 from provgraph.ingest.screening import authorize_ownership
 from provgraph.ingest.settings import IngestSettings
@@ -65,6 +68,7 @@ class IngestContext:
     principals: PrincipalSource | None = None  # None: Neo4j, from the settings
     owners: OwnerLookup | None = None  # who owns what (None until the lifespan reads Neo4j)
     payload_hashes: PayloadHashes | None = None  # applied events' hashes (likewise)
+    facts: FactsLookup | None = None  # recorded environments and project policies (likewise)
 
 
 class AcceptedEvent(BaseModel):
@@ -175,7 +179,8 @@ def ingest_items(
     except AuthError as exc:
         context.metrics.record_rejected(exc.code, len(events))
         raise
-    _check_applied(context, events)
+    applied = _check_applied(context, events)
+    _check_discipline(context, events, applied)
     return _append(context, log, events, caller)
 
 
@@ -199,13 +204,25 @@ def _shallow(item: Any) -> Any:
     return [] if isinstance(item, list) else item
 
 
-def _check_applied(context: IngestContext, events: list[Event]) -> None:
+def _check_applied(context: IngestContext, events: list[Event]) -> set[str]:
     """409 when an event_id is already applied with another payload (the graph says so)."""
     if context.payload_hashes is None:  # only before the lifespan started
         raise EventLogUnavailableError("the ingest service is starting", retry_after_s=1)
     try:
-        check_applied(events, context.payload_hashes, context.settings.retry_after_s)
+        return check_applied(events, context.payload_hashes, context.settings.retry_after_s)
     except (EventIdConflictError, GraphUnavailableError) as exc:
+        context.metrics.record_rejected(exc.code, len(events))
+        raise
+
+
+def _check_discipline(context: IngestContext, events: list[Event], applied: set[str]) -> None:
+    """409 when a snapshot changes a recorded environment, 422 when a run.completed lacks the
+    conclusion its project requires (`integrity.check_discipline`)."""
+    if context.facts is None:  # only before the lifespan started
+        raise EventLogUnavailableError("the ingest service is starting", retry_after_s=1)
+    try:
+        check_discipline(events, context.facts, applied, context.settings.retry_after_s)
+    except (EnvironmentChangedError, ConclusionRequiredError, GraphUnavailableError) as exc:
         context.metrics.record_rejected(exc.code, len(events))
         raise
 

@@ -11,6 +11,7 @@ from neo4j import Driver, RoutingControl
 from provgraph.ingest import cypher
 from provgraph.ingest.ports import GraphView, OwnerLookup
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.ingest.projection.discipline import POLICY_HISTORY, RecordFacts, facts_of
 from provgraph.ingest.projection.ownership import Owner
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL
 
@@ -116,3 +117,50 @@ class Neo4jPayloadHashes:
             routing_=RoutingControl.READ,
         )
         return {str(r["event_id"]): str(r["payload_hash"]) for r in records}
+
+
+def read_discipline_facts(
+    driver: Driver,
+    environments: Collection[str],
+    projects: Collection[str],
+    database: str = "neo4j",
+    routing: RoutingControl = RoutingControl.WRITE,
+) -> RecordFacts:
+    """The stored contents of `environments` and the conclusion policy of `projects`
+    (`projection.discipline`): at most two reads, none when there is nothing to ask."""
+    found: dict[str, tuple[str, list[str]]] = {}
+    policies: dict[str, dict[str, bool]] = {}
+    if environments:
+        records, _, _ = driver.execute_query(
+            cypher.ENVIRONMENT_CONTENTS,
+            ids=sorted(environments),
+            database_=database,
+            routing_=routing,
+        )
+        found = {str(r["id"]): (str(r["digest"]), [str(f) for f in r["fields"]]) for r in records}
+    if projects:
+        records, _, _ = driver.execute_query(
+            cypher.PROJECT_POLICIES,
+            projects=sorted(projects),
+            prefix=POLICY_HISTORY,
+            database_=database,
+            routing_=routing,
+        )
+        policies = {str(r["project"]): {str(v): bool(b) for v, b in r["history"]} for r in records}
+    return facts_of(found, policies)
+
+
+class Neo4jDisciplineFacts:
+    """The records-discipline facts of ingest (`ports.FactsLookup`): read from any member."""
+
+    def __init__(self, driver: Driver, database: str = "neo4j") -> None:
+        self.driver = driver
+        self.database = database
+
+    def discipline_facts(
+        self, environments: Collection[str], projects: Collection[str]
+    ) -> RecordFacts:
+        """The stored contents of `environments` and the policies of `projects`."""
+        return read_discipline_facts(
+            self.driver, environments, projects, self.database, RoutingControl.READ
+        )

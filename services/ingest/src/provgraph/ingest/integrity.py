@@ -5,6 +5,9 @@
   another payload is a conflict (409). The same event again is a retry: accepted.
 - `occurred_at` is a claim of the client's clock; more than `max_clock_skew_s` ahead of the
   server's is refused (422), as the projector dead-letters it against the log's append time.
+- The records discipline (`projection.discipline`): a snapshot that changes a recorded
+  environment is a conflict (409 `environment_changed`), a run.completed without the
+  conclusion its project requires is refused (422 `conclusion_required`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,22 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from provgraph.ingest.errors import EventIdConflictError, GraphUnavailableError
+from provgraph.ingest.errors import (
+    ConclusionRequiredError,
+    EnvironmentChangedError,
+    EventIdConflictError,
+    GraphUnavailableError,
+    RequestError,
+)
+from provgraph.ingest.ports import FactsLookup
+from provgraph.ingest.projection import project_event
+from provgraph.ingest.projection.discipline import (
+    ConclusionRequired,
+    EnvironmentChanged,
+    judge,
+    lookups,
+)
+from provgraph.ingest.projection.mutations import ProjectionError
 from provgraph.schemas import BatchError, ErrorCode, Event, event_hash
 from provgraph.schemas.storage import format_time
 
@@ -81,10 +99,12 @@ def future_events(
     ]
 
 
-def check_applied(events: Sequence[Event], lookup: PayloadHashes, retry_after_s: int = 5) -> None:
+def check_applied(
+    events: Sequence[Event], lookup: PayloadHashes, retry_after_s: int = 5
+) -> set[str]:
     """Raise `EventIdConflictError` for the first event whose event_id is applied with
     another payload (one read of the stored hashes); `GraphUnavailableError` when the graph
-    cannot be read."""
+    cannot be read. Returns the event_ids applied already with the same payload (retries)."""
     ids = {str(event.event_id) for event in events}
     try:
         stored = lookup.payload_hashes(ids)
@@ -107,3 +127,44 @@ def check_applied(events: Sequence[Event], lookup: PayloadHashes, retry_after_s:
                 stored_hash=applied,
                 payload_hash=event_hash(event),
             )
+    return set(stored)
+
+
+def check_discipline(
+    events: Sequence[Event],
+    lookup: FactsLookup,
+    applied: Collection[str] = (),
+    retry_after_s: int = 5,
+) -> None:
+    """Raise for the first event that breaks the records discipline, judged in request order
+    from the graph as it is now (one read): `EnvironmentChangedError` (409) naming the key and
+    the differing fields, `ConclusionRequiredError` (422) naming the run;
+    `GraphUnavailableError` when the graph cannot be read. An event in `applied` (a retry of
+    an applied event) was judged when it was first appended and is left out."""
+    fresh = [i for i, event in enumerate(events) if str(event.event_id) not in applied]
+    changes = [project_event(events[i]) for i in fresh]
+    try:
+        facts = lookup.discipline_facts(*lookups(changes))
+    except Exception as exc:  # the graph is down: not the caller's fault, retry later
+        log.warning("cannot read the discipline facts of %d events: %s", len(changes), exc)
+        raise GraphUnavailableError(
+            "recorded environments and project policies cannot be read now; retry later",
+            retry_after_s=retry_after_s,
+        ) from exc
+    for index, verdict in zip(fresh, judge(changes, facts, by_log=False), strict=True):
+        if verdict is not None:
+            raise _discipline_error(index, events[index], verdict)
+
+
+def _discipline_error(index: int, event: Event, verdict: ProjectionError) -> RequestError:
+    where = f"event {index} ({event.event_type}): {verdict}; nothing of the batch was written"
+    if isinstance(verdict, EnvironmentChanged):
+        details = {
+            "index": index,
+            "environment": verdict.environment,
+            "key": getattr(event.payload, "key", None),
+            "differing": list(verdict.fields),
+        }
+        return EnvironmentChangedError(where, details)
+    run = verdict.run if isinstance(verdict, ConclusionRequired) else event.subject
+    return ConclusionRequiredError(where, {"index": index, "run": run, "project": event.project})

@@ -14,6 +14,13 @@ from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
 from provgraph.ingest.projection import event_props, project_event
 from provgraph.ingest.projection.base import label_of
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.ingest.projection.discipline import (
+    CONTENT_FIELDS,
+    CONTENT_HASH,
+    POLICY_HISTORY,
+    RecordFacts,
+    facts_of,
+)
 from provgraph.ingest.projection.merge import apply_node
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
@@ -122,6 +129,29 @@ class MemoryGraph(BatchWriter, GraphView):
                 claimed = bool(props.get(CLAIMED, False)) or not props[PLACEHOLDER]
                 found[node_id] = Owner(props[PROJECT], claimed)
         return found
+
+    def discipline_facts(
+        self, environments: Collection[str], projects: Collection[str]
+    ) -> RecordFacts:
+        """The stored contents of `environments` and the policy history of `projects` (as
+        `cypher.ENVIRONMENT_CONTENTS` and `cypher.PROJECT_POLICIES` read them)."""
+        found: dict[str, tuple[str, list[str]]] = {}
+        for env in environments:
+            props = self.nodes[env][1] if env in self.nodes else {}
+            if props.get(CONTENT_HASH) is not None:
+                found[env] = (str(props[CONTENT_HASH]), list(props.get(CONTENT_FIELDS) or ()))
+        policies: dict[str, dict[str, bool]] = {}
+        for project in projects:
+            node = f"project:{project}"
+            props = self.nodes[node][1] if node in self.nodes else {}
+            history = {
+                k.removeprefix(POLICY_HISTORY): bool(v)
+                for k, v in props.items()
+                if k.startswith(POLICY_HISTORY)
+            }
+            if history:
+                policies[project] = history
+        return facts_of(found, policies)
 
     def apply(self, change: EventMutations) -> bool:
         """Apply one event's mutations; False (and nothing changes) for a known event_id,

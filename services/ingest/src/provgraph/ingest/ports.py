@@ -13,6 +13,7 @@ from typing import Protocol
 
 from provgraph.ingest.projection import EventMutations
 from provgraph.ingest.projection.canonical import CanonicalGraph
+from provgraph.ingest.projection.discipline import RecordFacts
 from provgraph.ingest.projection.ownership import Owner
 
 
@@ -112,7 +113,18 @@ class OwnerLookup(Protocol):
         ...
 
 
-class BatchWriter(OwnerLookup, Protocol):
+class FactsLookup(Protocol):
+    """What the records-discipline rules read of the graph now (`projection.discipline`)."""
+
+    def discipline_facts(
+        self, environments: Collection[str], projects: Collection[str]
+    ) -> RecordFacts:
+        """The stored contents of each of `environments` that has a snapshot, and the
+        conclusion policy of each of `projects` that has set one."""
+        ...
+
+
+class BatchWriter(OwnerLookup, FactsLookup, Protocol):
     """Applies a batch of event mutations and stores the batch's offsets in one transaction.
 
     Exactly once per `event_id`: an event applied before (in any batch) is a no-op; a copy under

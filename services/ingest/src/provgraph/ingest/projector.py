@@ -41,7 +41,7 @@ from provgraph.ingest.ports import (
     Poison,
 )
 from provgraph.ingest.rejections import one_line
-from provgraph.ingest.screening import screen_entries
+from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings
 
 log = logging.getLogger(__name__)
@@ -151,6 +151,7 @@ class Projector:
     def _handle(self, records: list[LogRecord]) -> None:
         parsed = parse_records(records, self.settings.max_clock_skew_s)
         self._screen_ownership(parsed)
+        self._screen_discipline(parsed)
         applied, _ = apply_batch(self.writer, parsed, self._send, self._until_available)
         self._commit_kafka(parsed.last_offsets())
         self.stats.batches += 1
@@ -162,6 +163,13 @@ class Projector:
         evaluation or dataset (reason `ownership`: `provgraph.ingest.screening`)."""
         entries = parsed.entries
         parsed.reject(self._until_available(lambda: screen_entries(self.writer, entries)))
+
+    def _screen_discipline(self, parsed: Parsed) -> None:
+        """Then move to the poison, of what is left, every snapshot that changes a recorded
+        environment and every run.completed its project's policy refuses (reasons
+        `environment_changed`, `conclusion_required`: `projection.discipline`)."""
+        entries = parsed.entries
+        parsed.reject(self._until_available(lambda: discipline_entries(self.writer, entries)))
 
     def _send(self, poison: Poison) -> None:
         """Store dead letters before the offsets move past them; when the sink is unreachable,

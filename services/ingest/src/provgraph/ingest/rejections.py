@@ -28,6 +28,8 @@ class Reason(StrEnum):
     STORE_REJECTED = "store_rejected"
     CONFLICT = "conflict"
     OWNERSHIP = "ownership"
+    ENVIRONMENT_CHANGED = "environment_changed"  # a recorded environment is read-only
+    CONCLUSION_REQUIRED = "conclusion_required"  # the project's policy refuses run.completed
     OCCURRED_AT_IN_FUTURE = "occurred_at_in_future"
     UNSUPPORTED_VERSION = "unsupported_version"
     UNKNOWN_TYPE = "unknown_type"

@@ -11,7 +11,7 @@ from provgraph.ingest.batch import apply_batch, parse_records
 from provgraph.ingest.log_order import read_log_in_order
 from provgraph.ingest.ports import Poison
 from provgraph.ingest.projection import EventMutations
-from provgraph.ingest.screening import screen_entries
+from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL
@@ -66,6 +66,7 @@ def replay(
     for batch in read_log_in_order(settings):
         parsed = parse_records(batch, settings.max_clock_skew_s)
         parsed.reject(screen_entries(writer, parsed.entries))  # as the projector: ownership
+        parsed.reject(discipline_entries(writer, parsed.entries))  # and the discipline rules
         applied += apply_batch(writer, parsed, skipped.extend, _at_once)[0]
         records += len(batch)
         progress(len(batch))

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 
 from provgraph.authz import AuthUnavailableError, ForbiddenError, Principal, Right
 from provgraph.ingest.log_order import in_log_order
-from provgraph.ingest.ports import BatchWriter, LogRecord, OwnerLookup
+from provgraph.ingest.ports import BatchWriter, FactsLookup, LogRecord, OwnerLookup
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.projection.mutations import EventMutations
+from provgraph.ingest.projection.discipline import judge, lookups
+from provgraph.ingest.projection.mutations import EventMutations, ProjectionError
 from provgraph.ingest.projection.ownership import (
     OPENLINEAGE_PREFIX,
     OwnershipError,
@@ -114,4 +115,36 @@ def owned(store: BatchWriter, changes: Sequence[EventMutations]) -> list[EventMu
     """The changes that pass the screen (replay and verify skip the others, as the projector
     dead-lettered them)."""
     verdicts = screen_batch(store, changes)
+    return [change for change, error in zip(changes, verdicts, strict=True) if error is None]
+
+
+# ---- records discipline: read-only environments, required conclusions ----------------------
+
+
+def discipline_batch(
+    store: FactsLookup, changes: Sequence[EventMutations]
+) -> list[ProjectionError | None]:
+    """Per change, in order: the discipline rule it breaks (`projection.discipline`: reason
+    ``environment_changed`` or ``conclusion_required``), else None. Reads the store once."""
+    environments, projects = lookups(changes)
+    facts = store.discipline_facts(environments, projects)
+    return judge(changes, facts)
+
+
+def discipline_entries(
+    store: FactsLookup, entries: Sequence[tuple[LogRecord, EventMutations]]
+) -> list[ProjectionError | None]:
+    """`discipline_batch` of a poll batch's entries judged in log order (a policy set before a
+    run.completed in the log is the one in force for it, whatever their partitions); the
+    errors come back in `entries`' order."""
+    ordered = in_log_order(range(len(entries)), lambda i: entries[i][0])
+    errors = discipline_batch(store, [entries[i][1] for i in ordered])
+    by_entry = dict(zip(ordered, errors, strict=True))
+    return [by_entry[i] for i in range(len(entries))]
+
+
+def disciplined(store: FactsLookup, changes: Sequence[EventMutations]) -> list[EventMutations]:
+    """The changes that keep the discipline rules (verify skips the others, as the projector
+    dead-lettered them)."""
+    verdicts = discipline_batch(store, changes)
     return [change for change, error in zip(changes, verdicts, strict=True) if error is None]

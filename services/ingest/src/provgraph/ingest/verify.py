@@ -8,7 +8,7 @@ from provgraph.ingest.graphread import Neo4jGraph
 from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection.canonical import CanonicalGraph, diff
 from provgraph.ingest.replay import fold_log
-from provgraph.ingest.screening import owned
+from provgraph.ingest.screening import disciplined, owned
 from provgraph.ingest.settings import IngestSettings
 
 
@@ -16,7 +16,8 @@ def expected_graph(settings: IngestSettings, project: str | None = None) -> Cano
     """The graph the log implies, folded in memory by the same pure projection."""
     graph = MemoryGraph()
     for change in fold_log(settings):
-        if owned(graph, [change]):  # the projector's ownership screen, event by event
+        # The projector's screens, event by event: ownership, then the records discipline.
+        if owned(graph, [change]) and disciplined(graph, [change]):
             graph.apply(change)
     return graph.canonical(project)
 

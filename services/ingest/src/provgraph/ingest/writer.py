@@ -15,10 +15,11 @@ from typing import Any
 from neo4j import Driver, ManagedTransaction
 
 from provgraph.ingest import cypher
-from provgraph.ingest.graphread import read_owners
+from provgraph.ingest.graphread import read_discipline_facts, read_owners
 from provgraph.ingest.ports import BatchWriter, PartitionOffset
 from provgraph.ingest.projection import event_props
 from provgraph.ingest.projection.base import label_of
+from provgraph.ingest.projection.discipline import RecordFacts
 from provgraph.ingest.projection.merge import combine_edges, combine_nodes, combine_sets
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
@@ -214,6 +215,13 @@ class GraphWriter(BatchWriter):
     def owners(self, ids: Collection[str]) -> dict[str, Owner]:
         """The stored owner of each of `ids` in the graph."""
         return read_owners(self.driver, ids, self.database)
+
+    def discipline_facts(
+        self, environments: Collection[str], projects: Collection[str]
+    ) -> RecordFacts:
+        """The stored contents of `environments` and the policies of `projects` (read from
+        the leader: the projector must see its own last batch)."""
+        return read_discipline_facts(self.driver, environments, projects, self.database)
 
 
 def _fresh(tx: ManagedTransaction, changes: list[EventMutations]) -> list[EventMutations]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from provgraph.ingest.projection.base import Ctx, projects
+from provgraph.ingest.projection.discipline import contents_of, contents_props
 from provgraph.ingest.projection.mutations import Mutation
 from provgraph.schemas import (
     DatasetRegistered,
@@ -97,6 +98,7 @@ def _environment(event: EnvironmentSnapshotRecorded) -> list[Mutation]:
         **with_json("compute_libs", p.compute_libs, "compute_lib"),
         **with_json("packages", p.packages, "package"),
         **with_json("system", p.system, "system"),
+        **contents_props(contents_of(p)),  # read-only: later snapshots are compared with it
     }
     out: list[Mutation] = [ctx.node(me, defining=True, props=props)]
     return out + ctx.linked(me, Rel.BASED_ON, p.based_on)

@@ -9,8 +9,16 @@ far-future `occurred_at` is beaten by any revoke appended after it.
 from __future__ import annotations
 
 from provgraph.ingest.projection.base import Ctx, projects_logged
+from provgraph.ingest.projection.discipline import policy_props
 from provgraph.ingest.projection.mutations import LogStamp, Mutation
-from provgraph.schemas import AccessGranted, AccessRevoked, EntityDeleted, TokenIssued, TokenRevoked
+from provgraph.schemas import (
+    AccessGranted,
+    AccessRevoked,
+    EntityDeleted,
+    ProjectPolicySet,
+    TokenIssued,
+    TokenRevoked,
+)
 from provgraph.schemas.storage import (
     ACCESS,
     ACCESS_EXPIRES_AT,
@@ -40,6 +48,21 @@ def _access_granted(event: AccessGranted, stamp: LogStamp) -> list[Mutation]:
 def _access_revoked(event: AccessRevoked, stamp: LogStamp) -> list[Mutation]:
     ctx = Ctx(event, stamp, by_log=True)
     return [ctx.node(event.subject, defining=True, props=_access(event, "revoked"))]
+
+
+@projects_logged(ProjectPolicySet)
+def _policy_set(event: ProjectPolicySet, stamp: LogStamp) -> list[Mutation]:
+    """The project's policy, last-writer-wins by the log's order (as grants), and its entry in
+    the policy history by log version: the one in force for a later event is the last before
+    it in the log (`projection.discipline`)."""
+    ctx, p = Ctx(event, stamp, by_log=True), event.payload
+    props: dict[str, Value | None] = {
+        "policy_reason": p.reason or "",
+        "policy_set_by": event.actor,
+        "policy_set_at": ctx.logged_at,
+    }
+    versioned = policy_props(ctx.version, p.require_conclusion)  # now, and in the history
+    return [ctx.node(event.subject, defining=True, props=props, versioned=versioned)]
 
 
 @projects_logged(EntityDeleted)

@@ -165,6 +165,7 @@ def _checkpoint_saved(event: CheckpointSaved) -> list[Mutation]:
         "checksum": p.checksum,
         "size_bytes": p.size_bytes,
         "format": p.format,
+        "save_seconds": p.save_seconds,
         **with_json("metrics", p.metrics, "metric"),
     }
     node = ctx.node(

@@ -115,6 +115,7 @@ class Checkpoint(Node):
     checksum: str | None = text("checksum")
     # Sizes pass 2^31 (GraphQL Int is 32-bit): a Float keeps them exact up to 2^53.
     size_bytes: float | None = number("size_bytes")
+    save_seconds: float | None = number("save_seconds", "How long writing it took (seconds).")
     status: str | None = text("status", "available | files_deleted")
     metrics: JSON | None = decoded("metrics")
     run: Run | None = neighbour(Rel.GENERATED_BY, UP, Label.RUN)

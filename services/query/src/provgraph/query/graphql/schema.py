@@ -13,7 +13,9 @@ from strawberry.types import ExecutionContext
 
 # Every node type must be imported so that `to_node` knows it and the schema lists it.
 from provgraph.query.graphql import data, models, runs
+from provgraph.query.graphql.best_env import BestEnvQuery
 from provgraph.query.graphql.columns import ColumnQuery
+from provgraph.query.graphql.compare import CompareQuery
 from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
@@ -21,6 +23,7 @@ from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
 from provgraph.query.graphql.query import LookupQuery
 from provgraph.query.graphql.router import ProvenanceRouter
+from provgraph.query.graphql.team import TeamQuery
 from provgraph.query.graphql.traversals import TraversalQuery
 from provgraph.query.read.model import Scope
 from provgraph.query.read.ports import ReadModel
@@ -45,7 +48,7 @@ _TYPES: list[type] = [
 
 
 @strawberry.type(description="Provenance queries over the lineage graph.")
-class Query(LookupQuery, TraversalQuery, ColumnQuery):
+class Query(LookupQuery, TraversalQuery, ColumnQuery, CompareQuery, BestEnvQuery, TeamQuery):
     pass
 
 

@@ -320,6 +320,48 @@ RETURN properties(r) AS run,
   }} AS resumes
 """
 
+
+def _compared_run(r: str) -> str:
+    """A run of `compare` and what is one step upstream of it (pattern comprehensions: one
+    row per query whatever the number of runs, every neighbour visible)."""
+    return f"""{{run: properties({r}),
+  experiment: head([({r})-[:{Rel.PART_OF}]->(cx:{Label.EXPERIMENT}:{Label.ENTITY})
+    WHERE {visible("cx")} | cx.id]),
+  inputs: [({r})-[cu:{Rel.USED}]->(cd:{Label.DATASET_VERSION}:{Label.ENTITY})
+    WHERE {visible("cd")} | {{role: cu.role, id: cd.id}}],
+  environments: [({r})-[:{Rel.RAN_IN}]->(ce:{Label.ENVIRONMENT}:{Label.ENTITY})
+    WHERE {visible("ce")} | properties(ce)],
+  bases: [({r})-[:{Rel.STARTED_FROM}]->(cb:{Label.ENTITY})
+    WHERE (cb:{Label.MODEL_VERSION} OR cb:{Label.CHECKPOINT}) AND {visible("cb")}
+    | {{id: cb.id, type: {_kind("cb")}}}],
+  resumes: [({r})-[:{Rel.RESUMED_FROM}]->(cc:{Label.CHECKPOINT}:{Label.ENTITY})
+    WHERE {visible("cc")} | {{id: cc.id, step: cc.step,
+      run: head([(cc)-[:{Rel.GENERATED_BY}]->(cr:{Label.RUN}:{Label.ENTITY})
+        WHERE {visible("cr")} | cr.id])}}]
+}}"""
+
+
+# The runs of `compare`: the live runs of experiment $experiment (the $limit highest numbers)
+# and the runs named in $ids, each with its upstream; `member_count` counts the experiment's.
+COMPARE_RUNS = f"""
+OPTIONAL MATCH (x:{Label.EXPERIMENT}:{Label.ENTITY} {{id: $experiment}})
+WHERE {visible("x")}
+WITH x,
+  COLLECT {{
+    MATCH (x)<-[:{Rel.PART_OF}]-(r:{Label.RUN}:{Label.ENTITY})
+    WHERE {visible("r")} AND {live("r")}
+    RETURN r ORDER BY coalesce(r.run_number, -1) DESC,
+      coalesce(r.started_at, r.{FIRST_SEEN_AT}) DESC, r.id DESC
+    LIMIT $limit
+  }} AS members,
+  COLLECT {{
+    MATCH (r:{Label.RUN}:{Label.ENTITY}) WHERE r.id IN $ids AND {visible("r")} RETURN r
+  }} AS named
+WITH x, members, [r IN named WHERE NOT r IN members] AS extra
+RETURN x IS NOT NULL AS experiment_found, size(members) AS member_count,
+  [r IN members + extra | {_compared_run("r")}] AS runs
+"""
+
 # Dataset versions and every readable version they were derived from (distinct nodes, bounded
 # depth; the quantified path only steps onto readable nodes), with the edges among them.
 DERIVATION = f"""
@@ -599,4 +641,155 @@ RETURN COUNT {{ MATCH (n) WHERE {_ANY_MARQUEZ} AND {_SEARCHED} }} AS total,
     LIMIT $limit
     RETURN n
   }} AS items
+"""
+
+
+# ---- best model version, environment diff, runs with a package (`recipes/best_model.py`,
+# `recipes/env_diff.py`) ------------------------------------------------------------------------
+
+ENV_CHAIN_DEPTH = 20
+"""A BASED_ON chain longer than this between two snapshots is not looked for."""
+
+# Every live evaluation of the model's live versions that records $metric_key, with the
+# evaluation dataset versions it used: one row per evaluation, at most $fetch.
+BEST_EVALUATIONS = f"""
+MATCH (m:{Label.MODEL}:{Label.ENTITY} {{id: $model}})
+WHERE {visible("m")}
+RETURN m.id AS model, COLLECT {{
+    MATCH (m)<-[:{Rel.VERSION_OF}]-(v:{Label.MODEL_VERSION}:{Label.ENTITY})
+          <-[:{Rel.EVALUATED}]-(e:{Label.EVALUATION}:{Label.ENTITY})
+    WHERE {visible("v")} AND {live("v")} AND {visible("e")} AND {live("e")}
+      AND e[$metric_key] IS NOT NULL
+    RETURN {{version: v.id, label: v.version, status: v.status,
+             registered_at: coalesce(v.registered_at, v.{FIRST_SEEN_AT}),
+             evaluation: e.id, suite: e.suite, suite_version: e.suite_version,
+             evaluated_at: coalesce(e.evaluated_at, e.{FIRST_SEEN_AT}),
+             value: e[$metric_key],
+             datasets: COLLECT {{
+                 MATCH (e)-[:{Rel.USED}]->(d:{Label.DATASET_VERSION}:{Label.ENTITY})
+                 WHERE {visible("d")}
+                 RETURN DISTINCT d.id AS dataset ORDER BY dataset }}}} AS row
+    ORDER BY row.version, row.evaluation
+    LIMIT $fetch
+}} AS rows
+"""
+
+# Two environment snapshots and the shortest BASED_ON path between them (either way, through
+# readable snapshots only), as {nodes, rels}; no path when they are unrelated or the same.
+ENV_PAIR = f"""
+OPTIONAL MATCH (a:{Label.ENVIRONMENT}:{Label.ENTITY} {{id: $a}}) WHERE {visible("a")}
+OPTIONAL MATCH (b:{Label.ENVIRONMENT}:{Label.ENTITY} {{id: $b}}) WHERE {visible("b")}
+RETURN properties(a) AS a, properties(b) AS b, COLLECT {{
+    MATCH p = SHORTEST 1 (a)
+      (()-[r:{Rel.BASED_ON}]-(y:{Label.ENVIRONMENT}:{Label.ENTITY})
+       WHERE {rel_visible("r")} AND {visible("y")}){{1,{ENV_CHAIN_DEPTH}}}(b)
+    WHERE a <> b
+    RETURN {{nodes: [n IN nodes(p) | properties(n)],
+             rels: [s IN relationships(p) | {{src: startNode(s).id, dst: endNode(s).id}}]}}
+}} AS paths
+"""
+
+# The runs that ran in a snapshot recording one of $keys (the flattened `package.<name>`,
+# `framework.<name>`... properties), at $version when given, oldest first, at most $fetch.
+RUNS_WITH = f"""
+MATCH (e:{Label.ENVIRONMENT}:{Label.ENTITY})
+WHERE {visible("e")} AND ($project IS NULL OR e.{PROJECT} = $project)
+WITH e, [k IN $keys WHERE e[k] IS NOT NULL | {{key: k, version: toString(e[k])}}] AS hits
+WHERE size(hits) > 0 AND ($version IS NULL OR any(h IN hits WHERE h.version = $version))
+MATCH (r:{Label.RUN}:{Label.ENTITY})-[:{Rel.RAN_IN}]->(e)
+WHERE {visible("r")} AND {live("r")}
+WITH r, e, hits
+ORDER BY coalesce(r.started_at, r.{FIRST_SEEN_AT}), r.id
+LIMIT $fetch
+RETURN r {{.id, .{PROJECT}, .name, .run_number, .status, .started_at, .ended_at}} AS run,
+       e.id AS environment, hits,
+       head(COLLECT {{
+           MATCH (r)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT}:{Label.ENTITY})
+           WHERE {visible("x")} RETURN x.id ORDER BY x.id LIMIT 1 }}) AS experiment
+"""
+
+# ---- the digest and the checkpoint advice ---------------------------------------------------
+
+RUN_LIFECYCLE = ("run.started", "run.resumed", "run.completed", "run.failed", "run.aborted")
+
+
+def _lifecycle(run: str) -> str:
+    """The lifecycle events of `run` (readable ones), oldest first, with who and when."""
+    return f"""COLLECT {{
+        MATCH (ev:{APPLIED_EVENT_LABEL})-[:{TOUCHED_REL}]->({run})
+        WHERE ev.subject = {run}.id AND ev.event_type IN $lifecycle
+          AND ($all OR ev.{PROJECT} IN $projects)
+        RETURN ev {{type: ev.event_type, at: ev.occurred_at, .actor, .principal}}
+        ORDER BY ev.occurred_at, ev.event_id }}"""
+
+
+# Runs of $asked projects started, ended or resumed in [$since, $until), or still running
+# (latest $limit), and the dataset versions, model versions and deployments events recorded
+# in the window ($limit), in one round trip.
+DIGEST = f"""
+RETURN COLLECT {{
+    MATCH (r:{Label.RUN}:{Label.ENTITY})
+    WHERE r.{PROJECT} IN $asked AND {visible("r")} AND {live("r")}
+      AND coalesce(r.started_at, r.{FIRST_SEEN_AT}) < $until
+      AND (r.status = 'running' OR r.started_at >= $since OR r.ended_at >= $since
+           OR r.resumed_at >= $since)
+    WITH r ORDER BY coalesce(r.started_at, r.{FIRST_SEEN_AT}) DESC, r.id LIMIT $limit
+    RETURN r {{.id, .{PROJECT}, .name, .run_number, .status, .started_at, .ended_at,
+               .{LAST_EVENT_AT}, .conclusion, .error_type, .error_message, .abort_reason,
+               resources: r.resources_json,
+               experiment: head(COLLECT {{
+                   MATCH (r)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT}:{Label.ENTITY})
+                   WHERE {visible("x")} RETURN x {{.id, .key}} ORDER BY x.id LIMIT 1 }}),
+               lifecycle: {_lifecycle("r")}}} AS run
+}} AS runs, COLLECT {{
+    MATCH (n:{Label.ENTITY})
+    WHERE n.{PROJECT} IN $asked AND {visible("n")} AND {live("n")}
+      AND (n:{Label.DATASET_VERSION} OR n:{Label.MODEL_VERSION} OR n:{Label.DEPLOYMENT})
+      AND n.{LAST_EVENT_AT} >= $since
+    MATCH (e:{APPLIED_EVENT_LABEL})-[:{TOUCHED_REL}]->(n)
+    WHERE e.subject = n.id AND e.event_type IN $item_types
+      AND e.occurred_at >= $since AND e.occurred_at < $until
+      AND ($all OR e.{PROJECT} IN $projects)
+    WITH e, n ORDER BY e.occurred_at, e.event_id LIMIT $limit
+    RETURN {{event_type: e.event_type, at: e.occurred_at, actor: e.actor,
+             principal: e.principal,
+             node: n {{.id, .name, .version, .status, .feedback_model_version}},
+             status_at: [k IN keys(n) WHERE k STARTS WITH 'status_at.'
+                         | [substring(k, 10), n[k]]]}} AS item
+}} AS items
+"""
+
+_ADVICE_RUNS = {
+    "run": f"MATCH (r:{Label.RUN}:{Label.ENTITY} {{id: $target}})",
+    "experiment": (
+        f"MATCH (:{Label.EXPERIMENT}:{Label.ENTITY} {{id: $target}})"
+        f"<-[:{Rel.PART_OF}]-(r:{Label.RUN}:{Label.ENTITY})"
+    ),
+    "project": f"MATCH (r:{Label.RUN}:{Label.ENTITY}) WHERE r.{PROJECT} = $target WITH r",
+}
+
+
+def checkpoint_runs(kind: str) -> str:
+    """The runs the checkpoint advice reads: one run, an experiment's or a project's (the
+    latest $limit), each with its lifecycle, its checkpoints (the first $checkpoints) and the
+    runs resumed from them; `found` says whether the run or experiment is readable."""
+    return f"""
+OPTIONAL MATCH (t:{Label.ENTITY} {{id: $target}}) WHERE {visible("t")}
+RETURN t IS NOT NULL AS found, COLLECT {{
+    {_ADVICE_RUNS[kind]}
+    WHERE {visible("r")} AND {live("r")}
+    WITH r ORDER BY coalesce(r.started_at, r.{FIRST_SEEN_AT}) DESC, r.id LIMIT $limit
+    RETURN r {{.id, .name, .run_number, .status, .started_at, .ended_at, .{LAST_EVENT_AT},
+               resources: r.resources_json,
+               lifecycle: {_lifecycle("r")},
+               checkpoints: COLLECT {{
+                   MATCH (c:{Label.CHECKPOINT}:{Label.ENTITY})-[:{Rel.GENERATED_BY}]->(r)
+                   WHERE {visible("c")}
+                   RETURN c {{.id, .step, .saved_at, .save_seconds}}
+                   ORDER BY c.saved_at, c.id LIMIT $checkpoints }},
+               resumed_by: COLLECT {{
+                   MATCH (r)<-[:{Rel.GENERATED_BY}]-(:{Label.CHECKPOINT}:{Label.ENTITY})
+                         <-[:{Rel.RESUMED_FROM}]-(n:{Label.RUN}:{Label.ENTITY})
+                   WHERE {visible("n")} RETURN DISTINCT n.id AS id ORDER BY id }}}} AS run
+}} AS runs
 """

@@ -1,8 +1,9 @@
 """Pure comparison of two runs, aspect by aspect: what `Recipes.diff` reports at each level.
 
 A level *differs* when one of the causes differs: params, inputs, environment, code, or the
-base (started-from model or checkpoint, resumed-from checkpoints). Final metrics are outcomes:
-reported with their deltas, never counted as the cause.
+base (started-from model or checkpoint, checkpoints of other runs it resumed from; a resume from
+its own checkpoint continues the run after an interruption and is not a cause). Final metrics are
+outcomes: reported with their deltas, never counted as the cause.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class RunFacts:
     code: Mapping[str, Any] = field(default_factory=dict)
     base: Base | None = None
     resumed_from: tuple[str, ...] = ()
-    resumed_steps: tuple[int, ...] = ()
+    resumed_steps: tuple[int, ...] = ()  # of the resumes from other runs' checkpoints
     metrics: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -117,7 +118,7 @@ def diff_base(a: RunFacts, b: RunFacts) -> dict[str, Any]:
     return {
         "started_from": started,
         "resumed_from": resumed,
-        "changed": started["a"] != started["b"] or resumed["a"] != resumed["b"],
+        "changed": started["a"] != started["b"] or a.resumed_steps != b.resumed_steps,
     }
 
 
@@ -196,7 +197,9 @@ def run_facts(record: Mapping[str, Any] | None) -> RunFacts:
     if bases:
         first = bases[0]
         base = Base(first["props"]["id"], first["type"], (first["runs"] or [None])[0])
+    # A resume from the run's own checkpoint continues it after an interruption: not a cause.
     resumes = record["resumes"]
+    foreign = [r for r in resumes if not _own_checkpoint(run["id"], r["props"]["id"])]
     return RunFacts(
         id=run["id"],
         params=flatten(decode_json(run, PARAMS) or {}),
@@ -207,6 +210,12 @@ def run_facts(record: Mapping[str, Any] | None) -> RunFacts:
         code=record_of(run, "code"),
         base=base,
         resumed_from=tuple(r["props"]["id"] for r in resumes),
-        resumed_steps=tuple(r["props"].get("step") for r in resumes),
+        resumed_steps=tuple(r["props"].get("step") for r in foreign),
         metrics=decode_json(run, "final_metrics") or {},
     )
+
+
+def _own_checkpoint(run: str, checkpoint: str) -> bool:
+    """Whether `checkpoint` (`checkpoint:<run key>/<step>`) was saved by `run` (`run:<key>`)."""
+    key = run.removeprefix("run:")
+    return checkpoint.startswith(f"checkpoint:{key}/")

@@ -36,6 +36,11 @@ class Recipes:
         self._session = ReadSession(driver, database, timeout_s)
         self.max_levels = max_levels
 
+    @property
+    def session(self) -> ReadSession:
+        """The bounded read session, shared with the other questions built on the recipes."""
+        return self._session
+
     def _graph(self, scope: Scope) -> RecipeReads:
         return RecipeReads(self._session, scope)
 

@@ -1,0 +1,138 @@
+"""`provgraph best | env-diff | runs-with`: the best model version on one evaluation set and
+what made it better, what changed between two environment snapshots, which runs ran with a
+package. A readable table by default, `--json` for scripts.
+
+Each command reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project
+readable. Exit codes: 0 answered; 1 not found (no such model or snapshot, no evaluation set
+matching, no run with the package); 2 invalid argument, or `best` on a metric recorded on
+several evaluation sets without `--dataset`/`--suite` choosing one (the sets are printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from provgraph.core.errors import NotFoundError
+from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read.model import Scope
+from provgraph.query.recipes.best_env_service import (
+    RUNS_WITH_DEFAULT,
+    RUNS_WITH_MAX,
+    BestAndEnvironments,
+)
+from provgraph.query.recipes.best_model import render_best
+from provgraph.query.recipes.env_diff import render_env_diff, render_runs_with
+from provgraph.query.recipes.service import Recipes
+from provgraph.query.settings import QuerySettings
+
+NOT_FOUND, AMBIGUOUS = 1, 2
+
+
+@contextmanager
+def _questions() -> Iterator[BestAndEnvironments]:
+    settings = QuerySettings()
+    driver = settings.neo4j_driver()
+    try:
+        driver.verify_connectivity()  # fails at once, not after the driver's retries
+        recipes = Recipes(driver, settings.neo4j_database, timeout_s=settings.read_timeout_s)
+        yield BestAndEnvironments(recipes)
+    finally:
+        driver.close()
+
+
+def _print(answer: dict[str, Any], as_json: bool, text: str) -> None:
+    print(json.dumps(answer, indent=2, ensure_ascii=False) if as_json else text)
+
+
+def _not_found(what: str) -> int:
+    print(f"provgraph: {NotFoundError.code}: {what}", file=sys.stderr)
+    return NOT_FOUND
+
+
+def _best(args: argparse.Namespace) -> int:
+    with _questions() as questions:
+        answer = questions.best(
+            args.model,
+            args.metric,
+            Scope.everything(),
+            project=args.project,
+            datasets=args.dataset or (),
+            suite=args.suite,
+            higher_is_better=args.higher_is_better,
+        )
+    if answer is None:
+        return _not_found(args.model)
+    _print(answer, args.json, render_best(answer))
+    if answer["ambiguous"]:
+        return AMBIGUOUS
+    return 0 if answer["best"] is not None else NOT_FOUND
+
+
+def _env_diff(args: argparse.Namespace) -> int:
+    with _questions() as questions:
+        try:
+            answer = questions.env_diff(args.a, args.b, Scope.everything())
+        except NotFoundError as exc:  # it names the side(s) missing
+            return _not_found(exc.message)
+    _print(answer, args.json, render_env_diff(answer))
+    return 0
+
+
+def _runs_with(args: argparse.Namespace) -> int:
+    if not 1 <= args.limit <= RUNS_WITH_MAX:
+        raise InvalidArgumentError(f"--limit must be 1..{RUNS_WITH_MAX}")
+    with _questions() as questions:
+        answer = questions.runs_with(
+            args.package, None, Scope.everything(), project=args.project, limit=args.limit
+        )
+    _print(answer, args.json, render_runs_with(answer))
+    return 0 if answer["runs"] else NOT_FOUND
+
+
+def register(sub: Any) -> None:
+    """Add `best`, `env-diff` and `runs-with` to the `provgraph` parser."""
+    p = sub.add_parser(
+        "best", help="the best model version by a metric on one evaluation set, and why"
+    )
+    p.add_argument("model", help="a model id (model:demo-llm/chat-1b), or a name with --project")
+    p.add_argument("--metric", required=True, help="the evaluation metric, e.g. acc")
+    p.add_argument(
+        "--dataset",
+        action="append",
+        metavar="EVAL_VERSION",
+        help="the evaluation dataset version (repeat for a set of several)",
+    )
+    p.add_argument("--suite", help="the evaluation suite, when several share the data")
+    p.add_argument("--project", help="the project of a model given by name")
+    p.add_argument(
+        "--higher-is-better",
+        action="store_true",
+        help="a larger value is better (default: lower, as for a loss)",
+    )
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.set_defaults(func=_best)
+
+    p = sub.add_parser(
+        "env-diff", help="what changed between two environment snapshots, along their chain"
+    )
+    p.add_argument("a", help="the earlier snapshot, e.g. environment:demo-llm/trainer-2026-01")
+    p.add_argument("b", help="the later snapshot")
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.set_defaults(func=_env_diff)
+
+    p = sub.add_parser("runs-with", help="the runs that ran with a package (at a version)")
+    p.add_argument("package", help="PACKAGE or PACKAGE==VERSION, e.g. torch==2.5.1")
+    p.add_argument("--project", help="only this project's environments")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=RUNS_WITH_DEFAULT,
+        help=f"runs to list at most (default {RUNS_WITH_DEFAULT}, at most {RUNS_WITH_MAX})",
+    )
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.set_defaults(func=_runs_with)

@@ -1,0 +1,80 @@
+"""`provgraph compare EXPERIMENT | RUN...`: runs side by side, and the one-change-at-a-time
+check (`--check` exits 3 when a comparison is flagged: more than one setting differs).
+
+Reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project readable. Exit
+codes: 0 answered, 1 not found, 2 invalid argument or a setting missing or wrong, 3 flagged
+(with `--check` only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from provgraph.core.errors import NotFoundError
+from provgraph.query.read.compare_reads import CompareReads
+from provgraph.query.read.model import Scope
+from provgraph.query.read.session import ReadSession
+from provgraph.query.recipes.compare_service import Comparisons
+from provgraph.query.recipes.compare_table import render_comparison
+from provgraph.query.settings import QuerySettings
+
+NOT_FOUND, FLAGGED = 1, 3
+
+
+def _answer(args: argparse.Namespace) -> dict[str, Any]:
+    experiment = args.ids[0] if args.ids[0].startswith("experiment:") else None
+    settings = QuerySettings()
+    driver = settings.neo4j_driver()
+    try:
+        driver.verify_connectivity()  # fails at once, not after the driver's retries
+        session = ReadSession(driver, settings.neo4j_database, settings.read_timeout_s)
+        reads = CompareReads(session, Scope.everything())
+        return Comparisons(reads, settings.page_max_size).compare(
+            experiment=experiment,
+            runs=[] if experiment else args.ids,
+            everything=args.all,
+            baseline=args.baseline,
+            sort_by=f"-{args.sort}" if args.sort and args.desc else args.sort,
+        )
+    finally:
+        driver.close()
+
+
+def _compare(args: argparse.Namespace) -> int:
+    try:
+        answer = _answer(args)
+    except NotFoundError as exc:
+        print(f"provgraph: {NotFoundError.code}: {exc.message}", file=sys.stderr)
+        return NOT_FOUND
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+    else:
+        print(render_comparison(answer))
+    return FLAGGED if args.check and answer["flagged"] else 0
+
+
+def register(sub: Any) -> None:
+    """Add `compare` to the `provgraph` parser."""
+    p = sub.add_parser(
+        "compare",
+        help="runs side by side; each checked against the run it should be compared with",
+    )
+    p.add_argument(
+        "ids",
+        nargs="+",
+        metavar="EXPERIMENT | RUN",
+        help="an experiment id or run ids, e.g. experiment:demo-llm/exp-001 or "
+        "run:demo-pretrain-001 run:demo-finetune-001",
+    )
+    p.add_argument("--all", action="store_true", help="every param, not only those that differ")
+    p.add_argument("--sort", metavar="METRIC", help="a metric key (final:val/loss) or name")
+    p.add_argument("--desc", action="store_true", help="sort highest first (default: lowest)")
+    p.add_argument("--baseline", metavar="RUN", help="compare every run with this run")
+    p.add_argument(
+        "--check", action="store_true", help="exit 3 when more than one setting differs in a pair"
+    )
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.set_defaults(func=_compare)

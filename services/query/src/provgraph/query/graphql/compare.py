@@ -1,0 +1,217 @@
+"""`compare`: runs side by side, each checked against the run it should be compared with."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any
+
+import strawberry
+from strawberry.scalars import JSON
+
+from provgraph.query.graphql.context import Info
+from provgraph.query.graphql.fields import field
+from provgraph.query.read.compare_reads import CompareReads
+from provgraph.query.recipes.compare_service import Comparisons
+
+
+@strawberry.enum(description="The kind of a setting that differs between two runs.")
+class SettingKind(Enum):
+    PARAM = "param"
+    INPUT = "input"
+    ENVIRONMENT = "environment"
+    CODE = "code"
+    BASE = "base"
+
+
+@strawberry.type(description="A metric definition: its source (final or last logged), split, name.")
+class MetricDefinition:
+    key: str = strawberry.field(description="`<source>:<name>`, e.g. `final:val/loss`.")
+    source: str = strawberry.field(description="final (final_metrics) | last (last logged value)")
+    name: str = strawberry.field(description="The metric's name as recorded (`val/loss`).")
+    split: str | None = strawberry.field(description="The part before `/` (`val`), if any.")
+    metric: str = strawberry.field(description="The part after `/` (`loss`).")
+
+
+@strawberry.type(description="A run's value of one metric definition; a gap is a null value.")
+class MetricCell:
+    key: str
+    value: float | None
+    step: int | None
+
+
+@strawberry.type(description="A run parameter (dotted when nested) and its value.")
+class ParamCell:
+    name: str
+    value: JSON | None
+
+
+@strawberry.type(description="An input dataset version and its role.")
+class ComparedInput:
+    role: str
+    dataset_version: strawberry.ID
+
+
+@strawberry.type(description="An environment: its id and image reference.")
+class ComparedEnvironment:
+    id: strawberry.ID
+    image: str | None
+
+
+@strawberry.type(description="The code a run executed.")
+class ComparedCode:
+    repo: str | None
+    commit: str | None
+    dirty: bool | None
+    entrypoint: str | None
+
+
+@strawberry.type(description="What a run started from: a model version or a checkpoint.")
+class ComparedBase:
+    id: strawberry.ID
+    type: str
+
+
+@strawberry.type(description="A checkpoint a run resumed from, and the run that saved it.")
+class ComparedResume:
+    id: strawberry.ID
+    step: int | None
+    run: strawberry.ID | None
+
+
+@strawberry.type(description="The error a failed run recorded.")
+class ComparedError:
+    type: str | None
+    message: str | None
+
+
+@strawberry.type(description="One setting that differs from the comparison run.")
+class SettingChange:
+    kind: SettingKind
+    name: str = strawberry.field(description="The param, `<role> <dataset>`, or the aspect.")
+    before: JSON | None = strawberry.field(description="In the comparison run.")
+    after: JSON | None = strawberry.field(description="In this run.")
+
+
+@strawberry.type(description="A run checked against its comparison run.")
+class RunCheck:
+    against: strawberry.ID | None = strawberry.field(description="The comparison run, if any.")
+    basis: str | None = strawberry.field(description="previous | baseline")
+    changes: list[SettingChange]
+    flagged: bool = strawberry.field(description="More than one setting differs.")
+    unverifiable: list[str] = strawberry.field(description="What could not be compared.")
+
+
+@strawberry.type(description="One run of the comparison table.")
+class ComparedRun:
+    id: strawberry.ID
+    number: int | None
+    name: str | None
+    experiment: strawberry.ID | None
+    status: str | None
+    error: ComparedError | None
+    conclusion: str | None
+    conclusion_missing: bool = strawberry.field(description="Completed or failed, no conclusion.")
+    abort_reason: str | None
+    params: list[ParamCell] = strawberry.field(description="The table's params, in its order.")
+    inputs: list[ComparedInput]
+    environment: ComparedEnvironment | None
+    code: ComparedCode | None
+    base: ComparedBase | None
+    resumed_from: list[ComparedResume]
+    metrics: list[MetricCell] = strawberry.field(description="One cell per table metric.")
+    started_at: str | None
+    ended_at: str | None
+    duration_s: float | None = strawberry.field(description="Ended minus started, seconds.")
+    check: RunCheck
+
+
+@strawberry.type(description="Runs side by side, and the one-change-at-a-time check.")
+class Comparison:
+    experiment: strawberry.ID | None
+    basis: str = strawberry.field(description="previous (by number in the experiment) | baseline")
+    baseline: strawberry.ID | None
+    sort_by: str | None = strawberry.field(description="The metric key sorted by (`-`: desc).")
+    truncated: bool = strawberry.field(description="The experiment had more runs than shown.")
+    params: list[str] = strawberry.field(description="The params shown (differing, or all).")
+    metrics: list[MetricDefinition]
+    runs: list[ComparedRun]
+    flagged: list[strawberry.ID] = strawberry.field(description="Runs whose check is flagged.")
+
+
+def _typed(cls: type[Any], value: Any) -> Any:
+    return None if value is None else cls(**value)
+
+
+def _change(c: Mapping[str, Any]) -> SettingChange:
+    return SettingChange(
+        kind=SettingKind(c["kind"]), name=c["name"], before=c["before"], after=c["after"]
+    )
+
+
+def _run(r: Mapping[str, Any]) -> ComparedRun:
+    check = r["check"]
+    code = r["code"]
+    return ComparedRun(
+        **{k: r[k] for k in ("id", "number", "name", "experiment", "status", "conclusion")},
+        error=_typed(ComparedError, r["error"]),
+        conclusion_missing=r["conclusion_missing"],
+        abort_reason=r["abort_reason"],
+        params=[ParamCell(**p) for p in r["params"]],
+        inputs=[ComparedInput(**i) for i in r["inputs"]],
+        environment=_typed(ComparedEnvironment, r["environment"]),
+        code=None
+        if code is None
+        else ComparedCode(**{k: code.get(k) for k in ("repo", "commit", "dirty", "entrypoint")}),
+        base=_typed(ComparedBase, r["base"]),
+        resumed_from=[ComparedResume(**c) for c in r["resumed_from"]],
+        metrics=[MetricCell(**m) for m in r["metrics"]],
+        started_at=r["started_at"],
+        ended_at=r["ended_at"],
+        duration_s=r["duration_s"],
+        check=RunCheck(**{**check, "changes": [_change(c) for c in check["changes"]]}),
+    )
+
+
+def comparison(answer: Mapping[str, Any]) -> Comparison:
+    """The typed answer of `Comparisons.compare`."""
+    keep = ("experiment", "basis", "baseline", "sort_by", "truncated", "params", "flagged")
+    return Comparison(
+        **{k: answer[k] for k in keep},
+        metrics=[MetricDefinition(**m) for m in answer["metrics"]],
+        runs=[_run(r) for r in answer["runs"]],
+    )
+
+
+@strawberry.type
+class CompareQuery:
+    @field(
+        description="The runs of an `experiment` (or the given `runs`) side by side: status with "
+        "error and conclusion, the params that differ (all with `all`), inputs by role, "
+        "environment, code, base, resumes, each metric definition's value (a gap is null) and "
+        "duration; each run checked against the previous run of its experiment by number (or "
+        "`baseline`), flagged when more than one setting differs. `sortBy`: a metric key or "
+        "name, `-` first for descending."
+    )
+    async def compare(
+        self,
+        info: Info,
+        experiment: strawberry.ID | None = None,
+        runs: list[strawberry.ID] | None = None,
+        all: bool = False,
+        baseline: strawberry.ID | None = None,
+        sort_by: str | None = None,
+    ) -> Comparison:
+        ctx = info.context
+        service = Comparisons(
+            CompareReads(ctx.recipes.session, ctx.scope), ctx.settings.page_max_size
+        )
+        answer = await ctx.call(
+            service.compare,
+            experiment=None if experiment is None else str(experiment),
+            runs=[str(r) for r in runs or ()],
+            everything=all,
+            baseline=None if baseline is None else str(baseline),
+            sort_by=sort_by,
+        )
+        return comparison(answer)

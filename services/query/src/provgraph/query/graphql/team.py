@@ -1,0 +1,352 @@
+"""`digest` and `checkpointAdvice`: the weekly digest of a project and how often to save
+checkpoints, typed (the answers of `recipes/digest.py` and `recipes/checkpoint_advice.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import strawberry
+
+from provgraph.query.graphql.context import Info
+from provgraph.query.graphql.fields import field
+from provgraph.query.read.digest_reads import DigestReads
+from provgraph.query.recipes.checkpoint_advice import DEFAULT_MAX_REWORK_S
+from provgraph.query.recipes.digest import DEFAULT_STALLED_AFTER_S
+from provgraph.query.recipes.digest_render import render_digest
+from provgraph.query.recipes.team_service import TeamQuestions, parse_duration, parse_instant
+
+
+@strawberry.type(description="The error that ended a run.")
+class DigestError:
+    type: str | None
+    message: str | None
+
+
+@strawberry.type(description="A run as the digest shows it; `person` started it.")
+class DigestRun:
+    id: strawberry.ID
+    name: str | None
+    run_number: int | None
+    experiment: strawberry.ID | None
+    status: str | None
+    person: str
+    person_basis: str = strawberry.field(description="principal | actor | none")
+    started_at: str | None
+    ended_at: str | None
+    error: DigestError | None
+
+    @classmethod
+    def of(cls, brief: Mapping[str, Any]) -> DigestRun:
+        error = brief.get("error")
+        exp = brief.get("experiment")
+        return cls(
+            id=strawberry.ID(brief["id"]),
+            name=brief.get("name"),
+            run_number=brief.get("run_number"),
+            experiment=strawberry.ID(exp) if exp else None,
+            status=brief.get("status"),
+            person=brief["person"],
+            person_basis=brief["person_basis"],
+            started_at=brief.get("started_at"),
+            ended_at=brief.get("ended_at"),
+            error=DigestError(type=error.get("type"), message=error.get("message"))
+            if error
+            else None,
+        )
+
+
+def _runs(briefs: Any) -> list[DigestRun]:
+    return [DigestRun.of(b) for b in briefs]
+
+
+@strawberry.type(description="One person's runs in the window.")
+class DigestPerson:
+    person: str
+    basis: str = strawberry.field(description="principal | actor | none")
+    started: list[DigestRun]
+    finished: list[DigestRun]
+    failed: list[DigestRun]
+    aborted: list[DigestRun]
+    running: list[DigestRun]
+
+
+@strawberry.type(description="A running run with no event for longer than the threshold.")
+class StalledRun:
+    run: DigestRun
+    last_event_at: str
+    idle_seconds: float
+
+
+@strawberry.type(description="An experiment that failed repeatedly in the window.")
+class RepeatedFailure:
+    experiment: strawberry.ID
+    failures: int
+    errors: list[str]
+    runs: list[DigestRun]
+
+
+@strawberry.type(description="A dataset version, model version, status change, deployment "
+                 "change or feedback recorded in the window.")  # fmt: skip
+class DigestItem:
+    event_type: str
+    at: str
+    id: strawberry.ID | None
+    name: str | None
+    version: str | None
+    person: str
+    person_basis: str
+    to_status: str | None
+    model_version: str | None
+
+    @classmethod
+    def of(cls, item: Mapping[str, Any]) -> DigestItem:
+        return cls(
+            event_type=item["event_type"],
+            at=item["at"],
+            id=strawberry.ID(item["id"]) if item.get("id") else None,
+            name=item.get("name"),
+            version=item.get("version"),
+            person=item["person"],
+            person_basis=item["person_basis"],
+            to_status=item.get("to_status"),
+            model_version=item.get("model_version"),
+        )
+
+
+@strawberry.type(description="Accelerator-hours of one person or project in the window.")
+class AcceleratorHours:
+    key: str = strawberry.field(description="The person or the project.")
+    accelerator_hours: float
+
+
+@strawberry.type(description="The weekly digest of one or more projects.")
+class Digest:
+    projects: list[str]
+    since: str
+    until: str
+    stalled_after_seconds: float
+    person_basis: str
+    people: list[DigestPerson]
+    stalled: list[StalledRun]
+    repeated_failures: list[RepeatedFailure]
+    conclusion_missing: list[DigestRun]
+    dataset_versions: list[DigestItem]
+    model_versions: list[DigestItem]
+    status_changes: list[DigestItem]
+    deployments: list[DigestItem]
+    feedback: list[DigestItem]
+    accelerator_hours_by_person: list[AcceleratorHours]
+    accelerator_hours_by_project: list[AcceleratorHours]
+    runs_without_resources: int
+    truncated: bool
+    markdown: str = strawberry.field(description="The digest as Markdown, to paste.")
+
+    @classmethod
+    def of(cls, r: Mapping[str, Any]) -> Digest:
+        acc = r["accelerator_hours"]
+        items = {k: [DigestItem.of(i) for i in r[k]] for k in _ITEM_KEYS}
+        return cls(
+            projects=list(r["projects"]),
+            since=r["since"],
+            until=r["until"],
+            stalled_after_seconds=r["stalled_after_s"],
+            person_basis=r["person_basis"],
+            people=[_person(p) for p in r["people"]],
+            stalled=[
+                StalledRun(
+                    run=DigestRun.of(s), last_event_at=s["last_event_at"], idle_seconds=s["idle_s"]
+                )
+                for s in r["stalled"]
+            ],
+            repeated_failures=[
+                RepeatedFailure(
+                    experiment=strawberry.ID(g["experiment"]),
+                    failures=g["failures"],
+                    errors=list(g["errors"]),
+                    runs=_runs(g["runs"]),
+                )
+                for g in r["repeated_failures"]
+            ],
+            conclusion_missing=_runs(r["conclusion_missing"]),
+            **items,
+            accelerator_hours_by_person=[
+                AcceleratorHours(key=p["person"], accelerator_hours=p["accelerator_hours"])
+                for p in acc["by_person"]
+            ],
+            accelerator_hours_by_project=[
+                AcceleratorHours(key=p["project"], accelerator_hours=p["accelerator_hours"])
+                for p in acc["by_project"]
+            ],
+            runs_without_resources=acc["runs_without_resources"],
+            truncated=r["truncated"],
+            markdown=render_digest(r, markdown=True),
+        )
+
+
+_ITEM_KEYS = ("dataset_versions", "model_versions", "status_changes", "deployments", "feedback")
+
+
+def _person(p: Mapping[str, Any]) -> DigestPerson:
+    return DigestPerson(
+        person=p["person"],
+        basis=p["basis"],
+        **{k: _runs(p[k]) for k in ("started", "finished", "failed", "aborted", "running")},
+    )
+
+
+@strawberry.type(description="An interruption of a run the advice counted.")
+class CheckpointInterruption:
+    run: strawberry.ID
+    at: str
+    cause: str = strawberry.field(description="failed | aborted | resumed without a recorded "
+                                  "end | resumed by another run")  # fmt: skip
+    segment_start: str
+    last_checkpoint_at: str | None
+    end_recorded: bool
+    lost_seconds: float = strawberry.field(description="Since the last checkpoint (recorded).")
+    devices: int | None
+
+
+@strawberry.type(description="Work lost in the recorded interruptions with one interval.")
+class LostWork:
+    interval_seconds: float | None
+    hours: float
+    accelerator_hours: float
+    interruptions_without_resources: int
+
+
+def _lost(value: Mapping[str, Any] | None) -> LostWork | None:
+    if value is None:
+        return None
+    return LostWork(
+        interval_seconds=value["interval_s"],
+        hours=value["hours"],
+        accelerator_hours=value["accelerator_hours"],
+        interruptions_without_resources=value["interruptions_without_resources"],
+    )
+
+
+@strawberry.type(description="How often to save checkpoints (formulas: docs/practices.md).")
+class CheckpointAdvice:
+    target: str
+    kind: str = strawberry.field(description="run | experiment | project")
+    runs: list[strawberry.ID]
+    save_cost_seconds: float | None = strawberry.field(description="Median save_seconds.")
+    saves_measured: int
+    running_hours: float
+    interruptions: list[CheckpointInterruption]
+    min_interruptions: int = strawberry.field(description="Needed to estimate MTBF.")
+    mtbf_seconds: float | None
+    max_rework_seconds: float
+    current_interval_seconds: float | None
+    current_interval_steps: float | None
+    young_daly_seconds: float | None = strawberry.field(description="√(2·C·MTBF)")
+    rule_of_thumb_seconds: float | None = strawberry.field(description="max_rework - C")
+    advised_seconds: float | None = strawberry.field(description="The shorter of the two.")
+    lost_current: LostWork | None = strawberry.field(description="As recorded.")
+    lost_young_daly: LostWork | None
+    lost_rule_of_thumb: LostWork | None
+    lost_advised: LostWork | None
+    saving_hours_current: float | None
+    saving_hours_advised: float | None
+    notes: list[str]
+    truncated: bool
+
+    @classmethod
+    def of(cls, r: Mapping[str, Any]) -> CheckpointAdvice:
+        lost, current = r["lost"], r["current"]
+        return cls(
+            target=r["target"],
+            kind=r["kind"],
+            runs=[strawberry.ID(i) for i in r["runs"]],
+            save_cost_seconds=r["save_cost_s"],
+            saves_measured=r["saves_measured"],
+            running_hours=r["running_hours"],
+            interruptions=[_interruption(i) for i in r["interruptions"]],
+            min_interruptions=r["min_interruptions"],
+            mtbf_seconds=r["mtbf_s"],
+            max_rework_seconds=r["max_rework_s"],
+            current_interval_seconds=current["seconds"],
+            current_interval_steps=current["steps"],
+            young_daly_seconds=r["young_daly_s"],
+            rule_of_thumb_seconds=r["rule_of_thumb_s"],
+            advised_seconds=r["advised_s"],
+            lost_current=_lost(lost["current"]),
+            lost_young_daly=_lost(lost["young_daly"]),
+            lost_rule_of_thumb=_lost(lost["rule_of_thumb"]),
+            lost_advised=_lost(lost["advised"]),
+            saving_hours_current=r["saving_hours"]["current"],
+            saving_hours_advised=r["saving_hours"]["advised"],
+            notes=list(r["notes"]),
+            truncated=r["truncated"],
+        )
+
+
+def _interruption(i: Mapping[str, Any]) -> CheckpointInterruption:
+    return CheckpointInterruption(
+        run=strawberry.ID(i["run"]),
+        at=i["at"],
+        cause=i["cause"],
+        segment_start=i["segment_start"],
+        last_checkpoint_at=i["last_checkpoint_at"],
+        end_recorded=i["end_recorded"],
+        lost_seconds=i["lost_s"],
+        devices=i["devices"],
+    )
+
+
+def _questions(info: Info) -> TeamQuestions:
+    ctx = info.context
+    return TeamQuestions(DigestReads(ctx.recipes.session, ctx.scope), ctx.settings.page_max_size)
+
+
+@strawberry.type
+class TeamQuery:
+    @field(
+        description="The weekly digest of `projects` over `since` (a duration: 7d, 24h) before "
+        "`until` (ISO time, default now): runs by person, stalled runs (running, no event for "
+        "`stalledAfter`, default 2h), repeated failures, missing conclusions, new versions, "
+        "status changes, deployments, feedback and accelerator-hours."
+    )
+    async def digest(
+        self,
+        info: Info,
+        projects: list[str],
+        since: str = "7d",
+        until: str | None = None,
+        stalled_after: str | None = None,
+    ) -> Digest:
+        stalled = (
+            parse_duration(stalled_after, "stalledAfter") if stalled_after
+            else DEFAULT_STALLED_AFTER_S
+        )  # fmt: skip
+        answer = await info.context.call(
+            _questions(info).digest,
+            projects,
+            since_s=parse_duration(since, "since"),
+            until=parse_instant(until, "until"),
+            stalled_after_s=stalled,
+        )
+        return Digest.of(answer)
+
+    @field(
+        description="How often to save checkpoints: for a run or an experiment (`id`) or a "
+        "`project`, the save cost, interruptions, MTBF, the Young/Daly interval, the interval "
+        "keeping lost work within `maxRework` (default 30m) and the work each would have lost."
+    )
+    async def checkpoint_advice(
+        self,
+        info: Info,
+        id: strawberry.ID | None = None,
+        project: str | None = None,
+        max_rework: str | None = None,
+    ) -> CheckpointAdvice:
+        rework = parse_duration(max_rework, "maxRework") if max_rework else DEFAULT_MAX_REWORK_S
+        answer = await info.context.call(
+            _questions(info).advise_checkpoints,
+            target=str(id) if id is not None else None,
+            project=project,
+            max_rework_s=rework,
+        )
+        return CheckpointAdvice.of(answer)

@@ -1,0 +1,101 @@
+"""`compare`: the runs of an experiment (or named runs) side by side, each checked against the
+run it should be compared with. One bounded read (`read/compare_reads.py`), then the pure
+comparison (`recipes/comparing.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from provgraph.core.errors import NotFoundError
+from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read.compare_reads import ComparedRuns
+from provgraph.query.recipes.compare_answer import compare_runs
+from provgraph.schemas import IdKind, InvalidIdError, parse_id
+
+
+class CompareSource(Protocol):
+    """Where `Comparisons` reads runs (scope applied by the adapter)."""
+
+    def compared_runs(
+        self, experiment: str | None, ids: Sequence[str], limit: int
+    ) -> ComparedRuns: ...
+
+
+def _expect(argument: str, value: str, kind: IdKind) -> str:
+    """`value` when it is an id of `kind`, else `invalid_argument` naming the argument."""
+    try:
+        found = parse_id(value).kind
+    except InvalidIdError as exc:
+        raise InvalidArgumentError(f"{argument}: {exc}", argument=argument) from None
+    if found is not kind:
+        raise InvalidArgumentError(
+            f"{argument} takes a {kind} id, not a {found} id ({value})", argument=argument
+        )
+    return value
+
+
+class Comparisons:
+    """`compare` over a `CompareSource`; at most `max_runs` runs in one table."""
+
+    def __init__(self, source: CompareSource, max_runs: int) -> None:
+        self._source = source
+        self._max_runs = max_runs
+
+    def compare(
+        self,
+        *,
+        experiment: str | None = None,
+        runs: Sequence[str] = (),
+        everything: bool = False,
+        baseline: str | None = None,
+        sort_by: str | None = None,
+    ) -> dict[str, Any]:
+        """The table; `not_found` names what was asked for and not found (or not readable)."""
+        ids = self._arguments(experiment, runs, baseline)
+        found = self._source.compared_runs(experiment, ids, self._max_runs + 1)
+        if experiment is not None and not found.experiment_found:
+            raise NotFoundError(f"Not found: {experiment}.", missing={"experiment": experiment})
+        records, truncated = _trimmed(found, self._max_runs, ids)
+        have = {r["run"]["id"] for r in records}
+        absent = [i for i in ids if i not in have]
+        if absent:
+            raise NotFoundError(f"Not found: {', '.join(absent)}.", missing={"runs": absent})
+        return compare_runs(
+            records,
+            experiment=experiment,
+            everything=everything,
+            baseline=baseline,
+            sort_by=sort_by,
+            truncated=truncated,
+        )
+
+    def _arguments(
+        self, experiment: str | None, runs: Sequence[str], baseline: str | None
+    ) -> list[str]:
+        """The run ids to read by id (the named runs and the baseline), checked."""
+        if (experiment is None) == (not runs):
+            raise InvalidArgumentError("give an experiment or runs (one of them)")
+        if experiment is not None:
+            _expect("experiment", experiment, IdKind.EXPERIMENT)
+        if len(runs) > self._max_runs:
+            raise InvalidArgumentError(
+                f"at most {self._max_runs} runs in one comparison", runs=len(runs)
+            )
+        ids = [_expect("runs", r, IdKind.RUN) for r in dict.fromkeys(runs)]
+        if baseline is not None and baseline not in ids:
+            ids.append(_expect("baseline", baseline, IdKind.RUN))
+        return ids
+
+
+def _trimmed(
+    found: ComparedRuns, max_runs: int, named: Sequence[str]
+) -> tuple[list[dict[str, Any]], bool]:
+    """The records without the experiment's lowest-numbered run when one more than
+    `max_runs` was read (the read asks for one more to know), unless it was named."""
+    if found.members <= max_runs:
+        return found.runs, False
+    last = found.members - 1
+    if found.runs[last]["run"]["id"] in named:
+        return found.runs, True
+    return found.runs[:last] + found.runs[found.members :], True

@@ -1,0 +1,77 @@
+"""The records-discipline lookup's contract (`ports.FactsLookup` on every `BatchWriter`): the
+in-memory graph and the Neo4j writer read back the same environment contents and project
+policies from what they folded.
+
+A subclass per adapter gives `fresh()` (a writer with no node of this test's `project`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from typing import Any
+
+from provgraph.ingest.ports import BatchWriter
+from provgraph.ingest.projection import LogStamp, project_event
+from provgraph.ingest.projection.discipline import contents_of
+from provgraph.schemas import EnvironmentSnapshotRecorded, Event, ProjectPolicySet, RunStarted
+from provgraph.schemas import environment_id as env_id
+from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
+from provgraph.schemas.events.experiment import RunStartedPayload
+from provgraph.schemas.events.policy import ProjectPolicySetPayload
+
+
+def _event(cls: type[Event], project: str, payload: Any) -> Event:
+    return cls.create(project=project, producer="https://t/1", actor="user:t", payload=payload)
+
+
+class DisciplineFactsContract(ABC):
+    """What every writer reads back for the discipline rules."""
+
+    project: str
+
+    @abstractmethod
+    def fresh(self) -> BatchWriter:
+        """A writer whose graph holds nothing of `project`."""
+
+    def snapshot(self, key: str) -> EnvironmentSnapshotRecordedPayload:
+        return EnvironmentSnapshotRecordedPayload(
+            key=key, python_version="3.11.8", packages={"numpy": "1.26.4"}, system={"os": "x"}
+        )
+
+    def write(self, writer: BatchWriter, *events: Event) -> None:
+        writer.write([project_event(e) for e in events])
+
+    def test_nothing_is_read_for_unknown_or_unrecorded_environments_and_projects(self) -> None:
+        writer = self.fresh()
+        placeholder = env_id(self.project, "only-referenced")
+        started = RunStartedPayload(run_id=str(uuid.uuid4()), environment=placeholder)
+        self.write(writer, _event(RunStarted, self.project, started))
+        facts = writer.discipline_facts(
+            [placeholder, env_id(self.project, "never")], [self.project]
+        )
+        assert (facts.environments, facts.policies) == ({}, {})
+        assert writer.discipline_facts([], []).environments == {}
+
+    def test_recorded_contents_and_the_policy_history_are_read_back(self) -> None:
+        writer = self.fresh()
+        payload = self.snapshot("image-a")
+        self.write(writer, _event(EnvironmentSnapshotRecorded, self.project, payload))
+        policies = [
+            _event(ProjectPolicySet, self.project, ProjectPolicySetPayload(require_conclusion=v))
+            for v in (True, False, True)
+        ]
+        times = ["2026-01-01T00:00:01.000000Z", "2026-01-01T00:00:02.000000Z"]
+        times.append("2026-01-01T00:00:03.000000Z")
+        for at, event in zip(times, policies, strict=True):  # one batch each, as logged
+            writer.write([project_event(event, LogStamp(at))])
+        env = env_id(self.project, "image-a")
+        facts = writer.discipline_facts([env], [self.project])
+        assert facts.environments == {env: contents_of(payload)}
+        versions = [f"{at}|{e.event_id}" for at, e in zip(times, policies, strict=True)]
+        history = dict(zip(versions, (True, False, True), strict=True))
+        assert facts.policies == {self.project: history}
+        assert facts.requires_conclusion(self.project) is True
+        assert facts.requires_conclusion(self.project, versions[2]) is False
+        assert facts.requires_conclusion(self.project, versions[1]) is True
+        assert facts.requires_conclusion(self.project, versions[0]) is False  # none before

@@ -1,0 +1,98 @@
+"""`digest` and `checkpointAdvice` through the GraphQL schema over a fake read session that
+answers records shaped as Neo4j's (resources as JSON text, status times as pairs)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from fake_reader import FakeReader
+from test_team_checkpoint_advice import RUN_A, RUN_B
+from test_team_digest import ITEMS, RUNS
+
+from provgraph.query.graphql.schema import make_context, make_schema
+from provgraph.query.read import cypher
+from provgraph.query.settings import QuerySettings
+
+
+def _stored(run: dict[str, Any]) -> dict[str, Any]:
+    resources = run.get("resources")
+    return {**run, "resources": json.dumps(resources) if resources else None}
+
+
+class FakeSession:
+    """Answers the digest and advice reads with canned records; keeps the parameters."""
+
+    def __init__(self) -> None:
+        self.params: list[dict[str, Any]] = []
+
+    def run(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        self.params.append(params)
+        if text == cypher.DIGEST:
+            items = [{**i, "status_at": sorted(i["status_at"].items())} for i in ITEMS]
+            return [{"runs": [_stored(r) for r in RUNS], "items": items}]
+        found = params["target"] != "run:absent"
+        return [{"found": found, "runs": [_stored(RUN_A), _stored(RUN_B)] if found else []}]
+
+
+class FakeRecipes:
+    def __init__(self) -> None:
+        self.session = FakeSession()
+
+
+def _run(query: str, recipes: FakeRecipes) -> Any:
+    settings = QuerySettings()
+    context = make_context(settings, FakeReader([], []), recipes)  # type: ignore[arg-type]
+    return asyncio.run(make_schema(settings).execute(query, context_value=context))
+
+
+def test_digest_field_over_records() -> None:
+    recipes = FakeRecipes()
+    result = _run(
+        """{ digest(projects: ["p"], since: "7d", until: "2026-03-08T12:00:00Z") {
+               since stalled { run { id } idleSeconds } conclusionMissing { id }
+               statusChanges { toStatus } acceleratorHoursByPerson { key acceleratorHours }
+               runsWithoutResources markdown } }""",
+        recipes,
+    )
+    assert result.errors is None, result.errors
+    d = result.data["digest"]
+    assert d["since"] == "2026-03-01T12:00:00.000000Z"
+    assert d["stalled"] == [{"run": {"id": "run:r4"}, "idleSeconds": 14400.0}]
+    assert d["conclusionMissing"] == [{"id": "run:r2"}, {"id": "run:r6"}]
+    assert d["statusChanges"] == [{"toStatus": "approved"}]
+    assert d["acceleratorHoursByPerson"] == [
+        {"key": "alice@corp", "acceleratorHours": 224.0},
+        {"key": "user:bob", "acceleratorHours": 10.0},
+    ]
+    assert d["runsWithoutResources"] == 2 and d["markdown"].startswith("## Digest of p")
+    [params] = recipes.session.params
+    assert (params["asked"], params["until"]) == (["p"], "2026-03-08T12:00:00.000000Z")
+
+
+def test_checkpoint_advice_field_and_its_errors() -> None:
+    recipes = FakeRecipes()
+    result = _run(
+        """{ checkpointAdvice(id: "experiment:p/x", maxRework: "30m") {
+               kind saveCostSeconds mtbfSeconds advisedSeconds
+               lostCurrent { acceleratorHours interruptionsWithoutResources } notes } }""",
+        recipes,
+    )
+    assert result.errors is None, result.errors
+    advice = result.data["checkpointAdvice"]
+    assert (advice["kind"], advice["saveCostSeconds"], advice["mtbfSeconds"]) == (
+        "experiment", 90.0, 5400.0,
+    )  # fmt: skip
+    assert advice["lostCurrent"] == {"acceleratorHours": 8.0, "interruptionsWithoutResources": 1}
+    assert recipes.session.params[0]["target"] == "experiment:p/x"
+
+    for query, code in (
+        ('{ checkpointAdvice(id: "run:absent") { kind } }', "not_found"),
+        ('{ checkpointAdvice(id: "dataset:p/web") { kind } }', "invalid_argument"),
+        ('{ checkpointAdvice(id: "run:x", project: "p") { kind } }', "invalid_argument"),
+        ('{ checkpointAdvice(project: "p", maxRework: "soon") { kind } }', "invalid_argument"),
+        ('{ digest(projects: ["p"], since: "a week") { since } }', "invalid_argument"),
+    ):
+        errors = _run(query, FakeRecipes()).errors
+        assert errors and errors[0].extensions["code"] == code, (query, errors)

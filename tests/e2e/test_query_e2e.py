@@ -79,6 +79,7 @@ def test_impact_of_a_bad_dataset_version(demo_stack: Any) -> None:
     assert set(items) == {
         f"model:{p}/base-1b@1.0.0",
         f"model:{p}/chat-1b@1.0.0",
+        f"model:{p}/chat-1b@1.1.0",  # the sweep's best, fine-tuned from base-1b
         f"deployment:{p}/chat-api",
     }
     assert items[f"deployment:{p}/chat-api"][0] == f"dataset:{p}/web-corpus@v1"

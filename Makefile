@@ -11,7 +11,12 @@ SOURCE_ROOTS := $(addsuffix /src,$(PARTS))
 ENV_FILE := .provgraph/env
 WITH_ENV := set -a && . ./$(ENV_FILE) && set +a &&
 
-.PHONY: install system-deps infra-up up down wipe status logs test test-unit lint typecheck schemas bench clean
+# The web explorer (web/, served by the query service at /ui): rebuilt when its sources change.
+UI_BUILT := web/dist/index.html
+UI_SOURCES := web/package.json web/package-lock.json web/index.html web/graphiql.html \
+	web/vite.config.ts web/tsconfig.json $(shell find web/src -type f 2>/dev/null)
+
+.PHONY: install system-deps infra-up up down wipe status logs test test-unit lint typecheck schemas bench clean ui
 
 install: $(STAMP) system-deps
 
@@ -26,6 +31,12 @@ system-deps:
 	  { echo "Java 17+ is missing: install it (Debian: apt-get install openjdk-17-jre-headless)"; exit 1; }
 	@command -v mvn >/dev/null || [ -d "$${HOME}/.cache/provgraph" ] || \
 	  { echo "Maven is missing: install it (Debian: apt-get install maven)"; exit 1; }
+	@# Debian's Chromium: the explorer's browser tests drive it through Playwright (no download).
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	     (apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null)) && echo "installed chromium"; \
+	  else echo "Chromium is missing: install it (Debian: sudo apt-get install chromium)"; exit 1; fi; }
 
 $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PARTS))
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -37,10 +48,20 @@ $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PARTS))
 	$(BIN)/pip install -q $(addprefix -e ,$(PARTS)) '.[dev]'
 	touch $@
 
+# The explorer's files in web/dist (index.html, graphiql.html, assets/), exactly the locked
+# packages (npm ci); `provgraph services up` serves them at /ui when they exist.
+ui: $(UI_BUILT)
+
+$(UI_BUILT): $(UI_SOURCES)
+	@command -v node >/dev/null && command -v npm >/dev/null || \
+	  { echo "Node.js and npm are missing: install them (Debian: apt-get install nodejs npm)"; exit 1; }
+	cd web && npm ci --no-audit --no-fund && npm run build
+	touch $@
+
 infra-up: install
 	$(BIN)/provgraph infra up
 
-up: infra-up
+up: infra-up ui
 	$(WITH_ENV) $(BIN)/provgraph services up
 	$(WITH_ENV) $(BIN)/provgraph demo
 
@@ -58,7 +79,7 @@ status: install
 logs: install
 	$(BIN)/provgraph infra logs
 
-test: infra-up
+test: infra-up ui
 	$(WITH_ENV) $(BIN)/pytest $(PYTEST_ARGS)
 
 test-unit: install

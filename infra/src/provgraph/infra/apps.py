@@ -29,6 +29,8 @@ class AppSpec:
     argv: tuple[str, ...]
     port: int | None = None
     health_path: str = "/healthz"
+    # Serves the web explorer: started with PROVGRAPH_UI_DIR when the built folder exists.
+    serves_ui: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ def app_specs(settings: InfraSettings) -> list[AppSpec]:
             "query",
             uvicorn("provgraph.query.app:create_app", settings.query_port),
             settings.query_port,
+            serves_ui=True,
         ),
     ]
 
@@ -145,7 +148,7 @@ class Apps:
                 f"{spec.name} port {self.settings.host}:{spec.port} is in use by another "
                 f"process; stop it or set PROVGRAPH_{spec.name.upper()}_PORT."
             )
-        proc.start(spec.argv, env=self.env())
+        proc.start(spec.argv, env=self.app_env(spec))
         if not wait_until(lambda: self._up_or_dead(spec, proc), 60.0, interval_s=0.5):
             proc.stop(5.0)
             raise StartupError(f"{spec.name} did not become healthy in 60s:\n{proc.log_tail()}")
@@ -170,6 +173,14 @@ class Apps:
                 return bool(response.status == 200)
         except OSError:
             return False
+
+    def app_env(self, spec: AppSpec) -> dict[str, str]:
+        """The environment `spec` starts with: `env()`, and the built explorer's folder for the
+        app that serves it (looked for at start: `make up` builds it just before)."""
+        env = self.env()
+        if spec.serves_ui and self.settings.ui_dir.is_dir():
+            env["PROVGRAPH_UI_DIR"] = str(self.settings.ui_dir.resolve())
+        return env
 
     def env(self) -> dict[str, str]:
         """The environment the apps start with: this one, the connection file, the ports."""

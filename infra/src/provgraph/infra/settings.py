@@ -41,6 +41,8 @@ class InfraSettings(ProvgraphSettings):
 
     ingest_port: int = 8080
     query_port: int = 8081
+    # The built web explorer (`make ui`), given to the query service when the folder exists.
+    ui_dir: Path = Field(default=Path("web/dist"), description="built explorer, served at /ui")
 
     java: str = Field(default="", description="java binary; default $JAVA_HOME/bin/java or PATH")
     mvn: str = "mvn"

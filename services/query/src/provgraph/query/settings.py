@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field
 
 from provgraph.core.settings import AuthSettings, Neo4jSettings
@@ -12,6 +14,9 @@ class QuerySettings(Neo4jSettings, AuthSettings):
 
     query_host: str = "127.0.0.1"
     query_port: int = 8081
+    # The built web explorer (web/dist: index.html, graphiql.html, assets/), served at /ui and
+    # as the GraphiQL page of /graphql; unset or not built: /ui answers `ui_not_built` (404).
+    ui_dir: Path | None = None
 
     # Traversals: always bounded.
     lineage_default_depth: int = 5

@@ -4,17 +4,21 @@ strawberry answers a request it cannot read as GraphQL (a body that is not JSON,
 type other than JSON, no `query`) in plain text. This router raises provgraph errors instead,
 which the app renders as `{"error": {code, message, details}}` like every other HTTP error:
 `malformed_json` (400), `unsupported_media_type` (415), `invalid_request` (400) for the rest.
+
+The GraphiQL page it renders is the one built with the explorer when `ui_dir` holds it (see
+`ide.py`), strawberry's otherwise.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, overload
 
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import HTMLResponse, Response
 from starlette.websockets import WebSocket
 from strawberry.fastapi import GraphQLRouter
 from strawberry.http import GraphQLRequestData
@@ -24,12 +28,23 @@ from strawberry.types.unset import UNSET
 from provgraph.core.errors import InvalidRequestError
 from provgraph.query.errors import MalformedJsonError, UnsupportedMediaTypeError
 from provgraph.query.graphql.context import GraphContext
+from provgraph.query.graphql.ide import bundled_ide
 
 JSON_TYPE = "application/json"
 
 
 class ProvenanceRouter(GraphQLRouter[GraphContext, None]):
     """strawberry's router; every request it refuses is answered with a provgraph error."""
+
+    ui_dir: Path | None = None  # the built explorer, whose GraphiQL page is served when there
+
+    async def render_graphql_ide(self, request: Request) -> HTMLResponse:
+        # Looked for at each request: a build made while the service runs is used at once.
+        page = bundled_ide(self.ui_dir)
+        if page is None:
+            return await super().render_graphql_ide(request)
+        headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+        return HTMLResponse(page.read_text(encoding="utf-8"), headers=headers)
 
     def parse_json(self, data: str | bytes) -> Any:
         try:

@@ -90,4 +90,6 @@ def make_router(
     settings: QuerySettings, context: Callable[[Request], Awaitable[GraphContext]]
 ) -> GraphQLRouter[GraphContext, None]:
     """The `/graphql` router (GraphiQL for browsers); `context` builds each request's context."""
-    return ProvenanceRouter(make_schema(settings), context_getter=context, graphql_ide="graphiql")
+    router = ProvenanceRouter(make_schema(settings), context_getter=context, graphql_ide="graphiql")
+    router.ui_dir = settings.ui_dir
+    return router

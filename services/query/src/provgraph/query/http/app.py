@@ -1,4 +1,5 @@
-"""The query service's HTTP app: GraphQL at /graphql, read-only Cypher, Marquez REST, probes.
+"""The query service's HTTP app: GraphQL at /graphql, read-only Cypher, Marquez REST, probes,
+and the web explorer's built files at /ui.
 
 Every error answers `{"error": {code, message, details}}` (`provgraph.core.http`); a Neo4j
 driver error that escapes a route is `unavailable` (503).
@@ -23,7 +24,7 @@ from provgraph.core.metrics import AnswerObserver
 from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.ide import serves_the_ide
 from provgraph.query.graphql.schema import make_router
-from provgraph.query.http import cypher, marquez_columns, probes, rest
+from provgraph.query.http import cypher, marquez_columns, probes, rest, ui
 from provgraph.query.http.deps import QueryContext, get_context, get_reader, get_recipes, scope_for
 from provgraph.query.http.guard import CypherGuard
 from provgraph.query.http.marquez import datasets, jobs, namespaces, search
@@ -116,6 +117,7 @@ def create_app(
     for area in (namespaces, datasets, jobs, search):  # Marquez's read API
         app.include_router(area.router)
     app.include_router(marquez_columns.router)
+    app.include_router(ui.router)  # public: static files, every answer comes from /graphql
     graphql = make_router(settings, _graphql_context)
     app.include_router(graphql, prefix="/graphql", dependencies=[Depends(_authenticate_graphql)])
     return app

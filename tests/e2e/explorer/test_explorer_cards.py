@@ -1,0 +1,139 @@
+"""Search and the node card, in Chromium: what the page shows is what the graph holds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from explorer_helpers import WAIT_MS, Api, Explorer, Stories, js_text, node_route
+
+from provgraph.cli.demo_story import FINETUNE
+
+_SEARCH = "query ($text: String!) { search(text: $text, first: 100) { id } }"
+
+_RUN = """query ($id: ID!) { node(id: $id) {
+  id project firstSeenAt lastEventAt
+  ... on Run {
+    name runNumber status startedAt endedAt finalStep conclusion params
+    code { repo commit dirty }
+    experiment { id }
+    environment { id pythonVersion }
+    inputs { role datasetVersion { id } }
+  }
+} }"""
+
+_VERSION = """query ($id: ID!) { node(id: $id) {
+  id project firstSeenAt lastEventAt
+  ... on DatasetVersion {
+    name version storageUri checksum recordCount changeNote sourceUri sourceLicence
+    dataset { id }
+  }
+} }"""
+
+
+def _node(api: Api, token: str, query: str, node: str) -> dict[str, Any]:
+    body = api.graphql(token, query, {"id": node})
+    assert "errors" not in body, body
+    found: dict[str, Any] = body["data"]["node"]
+    assert found is not None
+    return found
+
+
+def _link(explorer: Explorer, field: str) -> str | None:
+    """Where the link inside a `data-field` value leads."""
+    href = explorer.page.locator(f'[data-field="{field}"] a').first.get_attribute("href")
+    return href
+
+
+def _open_card(explorer: Explorer, token: str, node: str) -> dict[str, str]:
+    explorer.signed_in(token, node_route(node))
+    explorer.page.locator(f'[data-node-card="{node}"]').wait_for(timeout=WAIT_MS)
+    explorer.shot("card")
+    return explorer.fields()
+
+
+def test_search_finds_a_run_by_its_name(explorer: Explorer, api: Api, stories: Stories) -> None:
+    run = f"run:{stories.demo}-{FINETUNE}"
+    explorer.signed_in(stories.reader, "/search")
+    explorer.page.locator("input#q").fill("chat-sft")
+    explorer.page.get_by_role("button", name="Search", exact=True).click()
+    results = explorer.page.get_by_test_id("search-results")
+    results.wait_for(state="attached", timeout=WAIT_MS)
+    explorer.shot("results")
+    found = explorer.page.eval_on_selector_all(
+        "[data-result-id]", "els => els.map(e => e.getAttribute('data-result-id'))"
+    )
+    answer = api.graphql(stories.reader, _SEARCH, {"text": "chat-sft"})["data"]["search"]
+    assert found == [run]
+    assert {n["id"] for n in answer} == {run}
+    assert explorer.page.url.endswith("#/search?q=chat-sft")
+    # The hit leads to the node's card.
+    explorer.page.locator(f'[data-result-id="{run}"] a.node-link').click()
+    explorer.page.locator(f'[data-node-card="{run}"]').wait_for(timeout=WAIT_MS)
+    explorer.shot("card")
+
+
+def test_a_run_card_shows_the_graphs_values(explorer: Explorer, api: Api, stories: Stories) -> None:
+    run = f"run:{stories.demo}-{FINETUNE}"
+    node = _node(api, stories.reader, _RUN, run)
+    fields = _open_card(explorer, stories.reader, run)
+    params = node["params"] if isinstance(node["params"], dict) else json.loads(node["params"])
+    expected = {
+        "id": node["id"],
+        "project": node["project"],
+        "firstSeenAt": node["firstSeenAt"],
+        "lastEventAt": node["lastEventAt"],
+        "label": f"{node['name']} #{node['runNumber']}",
+        "status": node["status"],
+        "startedAt": node["startedAt"],
+        "endedAt": node["endedAt"],
+        "finalStep": js_text(node["finalStep"]),
+        "runNumber": js_text(node["runNumber"]),
+        "conclusion": node["conclusion"],
+        "code.repo": node["code"]["repo"],
+        "code.commit": node["code"]["commit"],
+        "code.dirty": "no",
+        "environment.pythonVersion": node["environment"]["pythonVersion"],
+        **{f"params.{key}": js_text(value) for key, value in params.items()},
+    }
+    assert {name: fields.get(name) for name in expected} == expected
+    # The values that the demo story wrote, so that an empty graph cannot pass.
+    assert (expected["status"], expected["code.commit"], expected["params.lr"]) == (
+        "completed",
+        "9b1d0e2",
+        "0.00001",
+    )
+    assert _link(explorer, "experiment") == f"#/node/{quote(node['experiment']['id'], safe='')}"
+    assert (
+        _link(explorer, "environment.id") == f"#/node/{quote(node['environment']['id'], safe='')}"
+    )
+    (train,) = [i for i in node["inputs"] if i["role"] == "train"]
+    assert (
+        _link(explorer, "inputs.train") == f"#/node/{quote(train['datasetVersion']['id'], safe='')}"
+    )
+
+
+def test_a_dataset_version_card_shows_the_graphs_values(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    version = f"dataset:{stories.demo}/web-corpus@v1"
+    node = _node(api, stories.reader, _VERSION, version)
+    fields = _open_card(explorer, stories.reader, version)
+    expected = {
+        "id": node["id"],
+        "project": node["project"],
+        "label": f"{node['name']} {node['version']}",
+        "storageUri": node["storageUri"],
+        "checksum": node["checksum"],
+        "recordCount": js_text(node["recordCount"]),
+        "sourceUri": node["sourceUri"],
+        "sourceLicence": js_text(node["sourceLicence"]),
+        "changeNote": js_text(node["changeNote"]),
+    }
+    assert {name: fields.get(name) for name in expected} == expected
+    assert (expected["recordCount"], expected["storageUri"]) == (
+        "1000000",
+        "s3://demo/web-corpus/v1/",
+    )
+    assert _link(explorer, "dataset") == f"#/node/{quote(node['dataset']['id'], safe='')}"

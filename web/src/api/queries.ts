@@ -1,0 +1,295 @@
+/**
+ * Every GraphQL document the explorer sends. They live here only, so the validation test
+ * (queries.test.ts) checks each of them against schema.graphql.
+ */
+
+/** The fields every node answer carries, plus a name to show where its type has one. */
+const NODE_FIELDS = /* GraphQL */ `
+  fragment NodeFields on Node {
+    id
+    type
+    project
+    firstSeenAt
+    lastEventAt
+    deletedAt
+    placeholder
+    ... on Dataset { name }
+    ... on DatasetVersion { name version }
+    ... on Experiment { number key }
+    ... on Run { name runNumber status }
+    ... on Checkpoint { step status }
+    ... on Model { name }
+    ... on ModelVersion { name version status }
+    ... on Evaluation { suite suiteVersion passed }
+    ... on Deployment { name deploymentEnvironment: environment status }
+    ... on Environment { key }
+  }
+`;
+
+/** Search by name or id, by exact id, and by file URI or checksum, in one round trip. */
+export const WHOIS_QUERY = /* GraphQL */ `
+  query Whois(
+    $text: String!
+    $id: ID!
+    $types: [NodeType!]
+    $uri: String
+    $checksum: String
+    $byUri: Boolean!
+    $byChecksum: Boolean!
+  ) {
+    search(text: $text, types: $types, first: 100) { ...NodeFields }
+    exact: node(id: $id) { ...NodeFields }
+    byUri: artifact(uri: $uri) @include(if: $byUri) { ...NodeFields }
+    byChecksum: artifact(checksum: $checksum) @include(if: $byChecksum) { ...NodeFields }
+  }
+  ${NODE_FIELDS}
+`;
+
+/** Projects the token may read, from the top-level families (the schema has no project list). */
+export const PROJECTS_QUERY = /* GraphQL */ `
+  query Projects {
+    experiments: nodes(type: EXPERIMENT, first: 200) { items { project } }
+    datasets: nodes(type: DATASET, first: 200) { items { project } }
+    models: nodes(type: MODEL, first: 200) { items { project } }
+  }
+`;
+
+/** One node's archive card: every typed field worth showing, by type. */
+export const NODE_QUERY = /* GraphQL */ `
+  query NodeCard($id: ID!, $asOf: String) {
+    node(id: $id, asOf: $asOf) {
+      ...NodeFields
+      properties
+      ... on DatasetVersion {
+        storageUri checksum recordCount changeNote previousVersion
+        cleaningRules cleaningRuleNames split qualityGates sourceUri sourceLicence
+        dataset { id name versions { id version } }
+        derivedFrom { transform datasetVersion { id name version } }
+        derivatives { id name version }
+        producedBy { id name runNumber status }
+        usedBy { role consumer { ...NodeFields } }
+      }
+      ... on Run {
+        startedAt endedAt params finalMetrics finalStep conclusion
+        interruptionCause resumedAtStep abortReason
+        code { repo commit dirty }
+        error { type message traceback }
+        experiment { id number key goal }
+        inputs { role datasetVersion { id name version } }
+        environment { id key pythonVersion packages frameworks image { name tag digest } }
+        startedFrom { ...NodeFields }
+        resumedFrom {
+          id step
+          run {
+            id name runNumber
+            resumedFrom {
+              id step
+              run { id name runNumber resumedFrom { id step run { id name runNumber } } }
+            }
+          }
+        }
+        checkpoints { id step epoch uri checksum status metrics saveSeconds }
+        outputs { id name version }
+        modelVersions { id name version status }
+      }
+      ... on ModelVersion {
+        statusReason uri checksum description fitFor registeredAt validation validationPassed
+        model { id name }
+        producedBy { id name runNumber status inputs { role datasetVersion { id name version } } }
+        exportedFrom { id step run { id name } }
+        evaluations {
+          id suite suiteVersion passed metrics evaluatedAt
+          datasets { id name version }
+        }
+        deployments { id name endpoint deploymentEnvironment: environment status }
+        fineTunes { id name runNumber status }
+      }
+      ... on Checkpoint {
+        epoch uri checksum sizeBytes saveSeconds metrics
+        run { id name runNumber }
+        resumedBy { id name runNumber }
+        exportedAs { id name version }
+      }
+      ... on Experiment {
+        goal codeName
+        runs { id name runNumber status }
+      }
+      ... on Dataset { description versions { id version } }
+      ... on Model { versions { id version status } }
+      ... on Evaluation {
+        metrics evaluatedAt
+        modelVersion { id name version }
+        datasets { id name version }
+      }
+      ... on Deployment {
+        endpoint createdAt retiredAt
+        serves { trafficShare modelVersion { id name version } }
+        runtime { id key }
+      }
+      ... on Environment {
+        pythonVersion packages frameworks
+        image { name tag digest }
+        basedOn { id key }
+        runs { id name runNumber status }
+      }
+    }
+  }
+  ${NODE_FIELDS}
+`;
+
+/** A node's events, newest first, with actors and principals. */
+export const HISTORY_QUERY = /* GraphQL */ `
+  query History($id: ID!, $first: Int, $after: String) {
+    history(id: $id, first: $first, after: $after) {
+      items { eventId eventType occurredAt loggedAt producer actor principal subject project }
+      nextCursor
+    }
+  }
+`;
+
+/** The lineage graph, with exactly the arguments of the route (and of an expand). */
+export const LINEAGE_QUERY = /* GraphQL */ `
+  query Lineage(
+    $id: ID!
+    $direction: Direction!
+    $depth: Int
+    $types: [NodeType!]
+    $asOf: String
+    $limit: Int
+  ) {
+    lineage(id: $id, direction: $direction, depth: $depth, types: $types, asOf: $asOf, limit: $limit) {
+      root { id }
+      nodes { ...NodeFields }
+      edges { from to type properties }
+      truncated
+      depths
+    }
+  }
+  ${NODE_FIELDS}
+`;
+
+/** What depends on a node: live deployments and model versions (with a path), and the runs. */
+export const IMPACT_QUERY = /* GraphQL */ `
+  query Impact($id: ID!, $asOf: String) {
+    root: node(id: $id) { ...NodeFields }
+    impact(id: $id, asOf: $asOf) {
+      node { ...NodeFields }
+      path { nodes { id type } edges { from to type } }
+    }
+    runs: lineage(id: $id, direction: DOWNSTREAM, depth: 20, types: [RUN], asOf: $asOf) {
+      nodes { ...NodeFields }
+      truncated
+      depths
+    }
+  }
+  ${NODE_FIELDS}
+`;
+
+/** What changed between two runs or two model versions. */
+export const DIFF_QUERY = /* GraphQL */ `
+  query Diff($a: ID!, $b: ID!) {
+    diff(a: $a, b: $b)
+  }
+`;
+
+/** The recipe of a model version or checkpoint. */
+export const REPRODUCE_QUERY = /* GraphQL */ `
+  query Reproduce($id: ID!) {
+    reproduce(id: $id)
+  }
+`;
+
+/** An experiment's runs side by side, with the one-change-at-a-time check. */
+export const COMPARE_QUERY = /* GraphQL */ `
+  query Compare($experiment: ID!, $all: Boolean!, $sortBy: String) {
+    compare(experiment: $experiment, all: $all, sortBy: $sortBy) {
+      experiment basis baseline sortBy truncated params flagged
+      metrics { key source name split metric }
+      runs {
+        id number name experiment status conclusion conclusionMissing abortReason
+        error { type message }
+        params { name value }
+        inputs { role datasetVersion }
+        environment { id image }
+        code { repo commit dirty entrypoint }
+        base { id type }
+        resumedFrom { id step run }
+        metrics { key value step }
+        startedAt endedAt durationS
+        check { against basis flagged unverifiable changes { kind name before after } }
+      }
+    }
+  }
+`;
+
+/** The best version of a model by one metric on one evaluation set. */
+export const BEST_QUERY = /* GraphQL */ `
+  query Best($model: String!, $metric: String!, $project: String, $datasets: [ID!], $higherIsBetter: Boolean!) {
+    bestModelVersion(
+      model: $model
+      metric: $metric
+      project: $project
+      datasets: $datasets
+      higherIsBetter: $higherIsBetter
+    ) {
+      model metric higherIsBetter ambiguous delta message truncated diff
+      evaluationSet { datasets suite suiteVersion versions }
+      evaluationSets { datasets suite suiteVersion versions }
+      best { ...Scored }
+      previousBest { ...Scored }
+      ranking { ...Scored }
+    }
+  }
+  fragment Scored on ScoredVersion {
+    modelVersion label status registeredAt evaluation evaluatedAt value
+  }
+`;
+
+/** The weekly digest of one project. */
+export const DIGEST_QUERY = /* GraphQL */ `
+  query Digest($projects: [String!]!, $since: String!) {
+    digest(projects: $projects, since: $since) {
+      projects since until stalledAfterSeconds personBasis runsWithoutResources truncated markdown
+      people {
+        person basis
+        started { ...DigestRunFields }
+        finished { ...DigestRunFields }
+        failed { ...DigestRunFields }
+        aborted { ...DigestRunFields }
+        running { ...DigestRunFields }
+      }
+      stalled { lastEventAt idleSeconds run { ...DigestRunFields } }
+      repeatedFailures { experiment failures errors runs { ...DigestRunFields } }
+      conclusionMissing { ...DigestRunFields }
+      datasetVersions { ...DigestItemFields }
+      modelVersions { ...DigestItemFields }
+      statusChanges { ...DigestItemFields }
+      deployments { ...DigestItemFields }
+      feedback { ...DigestItemFields }
+      acceleratorHoursByPerson { key acceleratorHours }
+      acceleratorHoursByProject { key acceleratorHours }
+    }
+  }
+  fragment DigestRunFields on DigestRun {
+    id name runNumber experiment status person personBasis startedAt endedAt
+    error { type message }
+  }
+  fragment DigestItemFields on DigestItem {
+    eventType at id name version person personBasis toStatus modelVersion
+  }
+`;
+
+/** Every document, by name: what the validation test walks. */
+export const ALL_QUERIES: Readonly<Record<string, string>> = {
+  WHOIS_QUERY,
+  PROJECTS_QUERY,
+  NODE_QUERY,
+  HISTORY_QUERY,
+  LINEAGE_QUERY,
+  IMPACT_QUERY,
+  DIFF_QUERY,
+  REPRODUCE_QUERY,
+  COMPARE_QUERY,
+  BEST_QUERY,
+  DIGEST_QUERY,
+};

@@ -1,0 +1,70 @@
+import { renderToString } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { LineageData, NodeSummary } from "../api/types";
+import { fromLineage, shortestPath } from "../graph/model";
+import { LineageGraph } from "./LineageGraph";
+
+const node = (id: string, type: string, extra: Partial<NodeSummary> = {}): NodeSummary => ({
+  id, type, project: "p", firstSeenAt: null, lastEventAt: null, deletedAt: null, placeholder: false, ...extra,
+});
+
+const answer: LineageData = {
+  root: { id: "model:p/m@1" },
+  nodes: [
+    node("model:p/m@1", "ModelVersion", { name: "m", version: "1" }),
+    node("run:7", "Run", { name: "train", runNumber: 7, status: "failed" }),
+    node("dsv:p/d@v2", "DatasetVersion", { name: "d", version: "v2", placeholder: true }),
+  ],
+  edges: [
+    { from: "model:p/m@1", to: "run:7", type: "PRODUCED_BY", properties: {} },
+    { from: "run:7", to: "dsv:p/d@v2", type: "USED", properties: { role: "train" } },
+  ],
+  truncated: false,
+  depths: {},
+};
+
+describe("LineageGraph (server-rendered)", () => {
+  const graph = fromLineage(answer);
+  const positions = new Map([
+    ["dsv:p/d@v2", { x: 0, y: 0 }],
+    ["run:7", { x: 300, y: 0 }],
+    ["model:p/m@1", { x: 600, y: 0 }],
+  ]);
+  const html = renderToString(
+    <LineageGraph
+      graph={graph}
+      positions={positions}
+      rootId="model:p/m@1"
+      expanded={new Set(["run:7"])}
+      expanding={null}
+      selected={["dsv:p/d@v2", "model:p/m@1"]}
+      path={shortestPath(graph, "dsv:p/d@v2", "model:p/m@1")}
+      onToggleExpand={() => undefined}
+      onToggleSelect={() => undefined}
+      onFocusNode={() => undefined}
+    />,
+  );
+
+  it("gives every drawn node its provgraph id, focusable", () => {
+    for (const id of graph.nodes.keys()) expect(html).toContain(`data-node-id="${id}"`);
+    expect(html.match(/data-node-id="[^"]+"[^>]*tabindex="0"|tabindex="0"[^>]*data-node-id/g)?.length).toBe(3);
+  });
+
+  it("gives every drawn edge <from>|<to>|<TYPE> in the API's direction, with its label", () => {
+    expect(html).toContain('data-edge="model:p/m@1|run:7|PRODUCED_BY"');
+    expect(html).toContain('data-edge="run:7|dsv:p/d@v2|USED"');
+    expect(html).toContain("USED · role train");
+  });
+
+  it("says the type, failure and placeholder in text, not only colour", () => {
+    expect(html).toContain("Model version");
+    expect(html).toContain("FAILED");
+    expect(html).toContain("PLACEHOLDER");
+    expect(html).toContain("expanded −");
+  });
+
+  it("highlights the path between the two selected nodes", () => {
+    expect(html.match(/class="gedge on-path"/g)?.length).toBe(2);
+    expect(html.match(/gnode[^"]*on-path/g)?.length).toBe(3);
+  });
+});

@@ -1,0 +1,278 @@
+import type { CheckpointInfo, EnvironmentInfo, Json, NodeCard, NodeSummary, Ref, ResumeLink } from "../../api/types";
+import { metricCurves } from "../../lib/curves";
+import { asObject, flatten, text } from "../../lib/json";
+import { link } from "../../routes/route";
+import { Field, Fields, ObjectFields, Value } from "../Field";
+import { MetricChart } from "../MetricChart";
+import { NodeLink } from "../NodeLink";
+
+interface RunFields {
+  name: string | null;
+  runNumber: number | null;
+  status: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  params: Json;
+  finalMetrics: Json;
+  finalStep: number | null;
+  conclusion: string | null;
+  interruptionCause: string | null;
+  resumedAtStep: number | null;
+  abortReason: string | null;
+  code: { repo: string | null; commit: string | null; dirty: boolean | null };
+  error: { type: string | null; message: string | null; traceback: string | null } | null;
+  experiment: { id: string; number: number | null; key: string | null; goal: string | null } | null;
+  inputs: { role: string | null; datasetVersion: Ref }[];
+  environment: EnvironmentInfo | null;
+  startedFrom: NodeSummary | null;
+  resumedFrom: ResumeLink[];
+  checkpoints: CheckpointInfo[];
+  outputs: Ref[];
+  modelVersions: Ref[];
+}
+
+/** The resumed-from chain, oldest last: each checkpoint and the run that saved it. */
+export function resumeChain(links: readonly ResumeLink[]): ResumeLink[] {
+  const out: ResumeLink[] = [];
+  const seen = new Set<string>();
+  const walk = (items: readonly ResumeLink[]) => {
+    for (const item of items) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
+      out.push(item);
+      walk(item.run?.resumedFrom ?? []);
+    }
+  };
+  walk(links);
+  return out;
+}
+
+const refLabel = (r: Ref) => [r.name, r.version].filter(Boolean).join(" ") || r.id;
+
+/** A run: experiment, params, environment, code, inputs, resources, checkpoints, curves, outcome. */
+export function RunCard({ node }: { node: NodeCard }) {
+  const r = node as unknown as NodeCard & RunFields;
+  const props = asObject(node.properties);
+  const ended = r.status === "completed" || r.status === "failed";
+  const curves = metricCurves(r.checkpoints);
+  const inputsByRole = new Map<string, Ref[]>();
+  for (const input of r.inputs) {
+    const role = input.role ?? "(no role)";
+    inputsByRole.set(role, [...(inputsByRole.get(role) ?? []), input.datasetVersion]);
+  }
+  const chain = resumeChain(r.resumedFrom);
+  const env = r.environment;
+  return (
+    <>
+      <section>
+        <h3>Outcome</h3>
+        <Fields>
+          <Field name="status" label="Status">
+            <span className={`status status-${r.status ?? "unknown"}`}>{r.status ?? "unknown"}</span>
+          </Field>
+          <Field name="startedAt" label="Started">
+            <Value value={r.startedAt} />
+          </Field>
+          <Field name="endedAt" label="Ended">
+            <Value value={r.endedAt} />
+          </Field>
+          <Field name="finalStep" label="Final step">
+            <Value value={r.finalStep} />
+          </Field>
+          {r.error && (
+            <Field name="error" label="Error">
+              <strong>{text(r.error.type)}</strong>: {text(r.error.message)}
+              {r.error.traceback && (
+                <details>
+                  <summary>Traceback</summary>
+                  <pre>{r.error.traceback}</pre>
+                </details>
+              )}
+            </Field>
+          )}
+          {r.abortReason && (
+            <Field name="abortReason" label="Abort reason">
+              {r.abortReason}
+            </Field>
+          )}
+          {r.interruptionCause && (
+            <Field name="interruptionCause" label="Interruption cause">
+              {r.interruptionCause}
+            </Field>
+          )}
+          <Field name="conclusion" label="Conclusion">
+            {r.conclusion ? r.conclusion : ended ? <strong className="warning">⚠ conclusion missing</strong> : "—"}
+          </Field>
+        </Fields>
+      </section>
+      <section>
+        <h3>Experiment</h3>
+        <Fields>
+          <Field name="experiment" label="Experiment">
+            {r.experiment ? (
+              <>
+                <NodeLink id={r.experiment.id} type="Experiment" label={`experiment ${text(r.experiment.number)}${r.experiment.key ? ` (${r.experiment.key})` : ""}`} />{" "}
+                <a href={link.compare(r.experiment.id)}>compare its runs</a>
+              </>
+            ) : (
+              "—"
+            )}
+          </Field>
+          <Field name="runNumber" label="Run number">
+            <Value value={r.runNumber} />
+          </Field>
+          {r.experiment?.goal && (
+            <Field name="experiment.goal" label="Goal">
+              {r.experiment.goal}
+            </Field>
+          )}
+          <Field name="startedFrom" label="Started from">
+            {r.startedFrom ? <NodeLink id={r.startedFrom.id} type={r.startedFrom.type} /> : "— (from scratch)"}
+          </Field>
+        </Fields>
+      </section>
+      <section>
+        <h3>Parameters</h3>
+        <ObjectFields prefix="params" value={flatten(r.params)} />
+      </section>
+      <section>
+        <h3>Code</h3>
+        <Fields>
+          <Field name="code.repo" label="Repository">
+            <Value value={r.code.repo} />
+          </Field>
+          <Field name="code.commit" label="Commit">
+            <code>{text(r.code.commit)}</code>
+          </Field>
+          <Field name="code.dirty" label="Uncommitted changes">
+            {r.code.dirty == null ? "—" : r.code.dirty ? "yes (dirty working tree)" : "no"}
+          </Field>
+        </Fields>
+      </section>
+      <section>
+        <h3>Environment</h3>
+        {env ? (
+          <>
+            <Fields>
+              <Field name="environment.id" label="Snapshot">
+                <NodeLink id={env.id} type="Environment" label={env.key} />
+              </Field>
+              <Field name="environment.image" label="Image">
+                <code>{[env.image?.name, env.image?.tag && `:${env.image.tag}`, env.image?.digest && `@${env.image.digest}`].filter(Boolean).join("") || "—"}</code>
+              </Field>
+              <Field name="environment.pythonVersion" label="Python">
+                <Value value={env.pythonVersion} />
+              </Field>
+            </Fields>
+            <details>
+              <summary>Packages ({Object.keys(asObject(env.packages)).length}) and frameworks</summary>
+              <ObjectFields prefix="environment.frameworks" value={asObject(env.frameworks)} />
+              <ObjectFields prefix="environment.packages" value={asObject(env.packages)} />
+            </details>
+          </>
+        ) : (
+          <p className="muted">No environment recorded.</p>
+        )}
+      </section>
+      <section>
+        <h3>Inputs by role</h3>
+        {inputsByRole.size ? (
+          <Fields>
+            {[...inputsByRole].map(([role, refs]) => (
+              <Field key={role} name={`inputs.${role}`} label={role}>
+                {refs.map((ref) => (
+                  <div key={ref.id}>
+                    <NodeLink id={ref.id} type="DatasetVersion" label={refLabel(ref)} />
+                  </div>
+                ))}
+              </Field>
+            ))}
+          </Fields>
+        ) : (
+          <p className="muted">No inputs recorded.</p>
+        )}
+      </section>
+      <section>
+        <h3>Resources</h3>
+        <ObjectFields prefix="resources" value={asObject(props.resources)} />
+      </section>
+      <section>
+        <h3>Metrics</h3>
+        <ObjectFields prefix="finalMetrics" value={asObject(r.finalMetrics)} />
+        <MetricChart points={curves.points} metrics={curves.metrics} xKey="step" xLabel="step" title="Metrics by step (from checkpoints)" />
+      </section>
+      <section>
+        <h3>Checkpoints</h3>
+        {r.checkpoints.length ? (
+          <table data-field="checkpoints">
+            <thead>
+              <tr>
+                <th>Step</th>
+                <th>Epoch</th>
+                <th>Status</th>
+                <th>Save time (s)</th>
+                <th>URI</th>
+              </tr>
+            </thead>
+            <tbody>
+              {[...r.checkpoints]
+                .sort((a, b) => (a.step ?? 0) - (b.step ?? 0))
+                .map((c) => (
+                  <tr key={c.id}>
+                    <td>
+                      <NodeLink id={c.id} label={`step ${text(c.step)}`} />
+                    </td>
+                    <td>{text(c.epoch)}</td>
+                    <td>{c.status === "files_deleted" ? "files deleted" : text(c.status)}</td>
+                    <td>{text(c.saveSeconds)}</td>
+                    <td>
+                      <code>{text(c.uri)}</code>
+                    </td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        ) : (
+          <p className="muted">No checkpoints recorded.</p>
+        )}
+        <h4>Resumed from</h4>
+        {chain.length ? (
+          <ol data-field="resumedFrom">
+            {chain.map((c) => (
+              <li key={c.id}>
+                <NodeLink id={c.id} type="Checkpoint" label={`step ${text(c.step)}`} />
+                {c.run ? (
+                  <>
+                    {" "}
+                    saved by <NodeLink id={c.run.id} type="Run" label={c.run.name} />
+                  </>
+                ) : (
+                  " (saving run not recorded)"
+                )}
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p className="muted">Not resumed.</p>
+        )}
+        {r.resumedAtStep != null && <p data-field="resumedAtStep">Resumed at step {r.resumedAtStep}.</p>}
+      </section>
+      <section>
+        <h3>Outputs</h3>
+        <ul>
+          {r.outputs.map((o) => (
+            <li key={o.id}>
+              <NodeLink id={o.id} type="DatasetVersion" label={refLabel(o)} />
+            </li>
+          ))}
+          {r.modelVersions.map((m) => (
+            <li key={m.id}>
+              <NodeLink id={m.id} type="ModelVersion" label={refLabel(m)} /> {m.status ? `(${m.status})` : ""}
+            </li>
+          ))}
+          {!r.outputs.length && !r.modelVersions.length && <li className="muted">none recorded</li>}
+        </ul>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { metricCurves } from "./curves";
+import { changeMarker, diffChain, diffRows } from "./diff";
+import { normaliseGates, verdictText } from "./gates";
+import { decoded, flatten, text } from "./json";
+import { recipeGaps, recipeSteps } from "./recipe";
+
+describe("json helpers", () => {
+  it("decodes JSON text of maps and flattens nested params", () => {
+    expect(decoded('{"a": 1}')).toEqual({ a: 1 });
+    expect(decoded("plain")).toBe("plain");
+    expect(flatten('{"optim": {"lr": 0.1, "betas": [1, 2]}, "seed": 3}')).toEqual({ "optim.lr": 0.1, "optim.betas": [1, 2], seed: 3 });
+    expect(text(0.123456789)).toBe("0.123457");
+    expect(text(null)).toBe("—");
+  });
+});
+
+describe("normaliseGates", () => {
+  it("reads lists of gate records", () => {
+    expect(normaliseGates([{ name: "no_nulls", passed: true }, { name: "dupes", status: "failed", ratio: 0.2 }])).toEqual([
+      { name: "no_nulls", passed: true, detail: "" },
+      { name: "dupes", passed: false, detail: "ratio: 0.2" },
+    ]);
+  });
+  it("reads maps, as objects or JSON text", () => {
+    expect(normaliseGates('{"schema": true, "size": {"passed": false, "min": 10}}')).toEqual([
+      { name: "schema", passed: true, detail: "" },
+      { name: "size", passed: false, detail: "min: 10" },
+    ]);
+  });
+  it("gives every verdict a text and an icon", () => {
+    expect(verdictText(true)).toEqual({ icon: "✔", label: "pass" });
+    expect(verdictText(false)).toEqual({ icon: "✘", label: "fail" });
+    expect(verdictText(null).label).toBe("unknown");
+  });
+});
+
+describe("metricCurves", () => {
+  it("overlays the metrics of checkpoints by step, sorted, skipping non-numbers", () => {
+    const { points, metrics } = metricCurves([
+      { step: 200, metrics: { loss: 0.5, acc: 0.8 } },
+      { step: 100, metrics: '{"loss": 0.9, "note": "x"}' },
+      { step: null, metrics: { loss: 1 } },
+      { step: 300, metrics: null },
+    ]);
+    expect(metrics).toEqual(["acc", "loss"]);
+    expect(points).toEqual([{ step: 100, loss: 0.9 }, { step: 200, loss: 0.5, acc: 0.8 }]);
+  });
+});
+
+const diffAnswer = {
+  a: "run:1",
+  b: "run:2",
+  params: { added: { dropout: 0.1 }, removed: {}, changed: { lr: { a: 0.1, b: 0.01 } } },
+  inputs: { train: { added: ["dsv:b"], removed: ["dsv:a"] } },
+  environment: { a: "env:1", b: "env:1", image: { a: "img:1", b: "img:2" }, packages: { added: {}, removed: { numpy: "1.0" }, changed: {} }, changed: true },
+  code: { a: { commit: "abc" }, b: { commit: "abc" }, changed: false },
+  base: { started_from: { a: null, b: "model:x" }, resumed_from: { a: [], b: [] }, changed: true },
+  metrics: { loss: { a: 0.5, b: 0.4, delta: -0.1 } },
+  chain: [{ level: 0, a: "run:1", b: "run:2", differs: true, aspects: ["params"], summary: "params differ" }],
+};
+
+describe("diffRows", () => {
+  const rows = diffRows(diffAnswer);
+  const find = (section: string, name: string) => rows.find((r) => r.section === section && r.name === name);
+
+  it("marks params added and changed", () => {
+    expect(find("params", "lr")).toMatchObject({ a: "0.1", b: "0.01", change: "changed" });
+    expect(find("params", "dropout")).toMatchObject({ a: "—", b: "0.1", change: "added" });
+  });
+  it("marks inputs, packages and the base", () => {
+    expect(rows.filter((r) => r.section === "inputs").map((r) => r.change)).toEqual(["removed", "added"]);
+    expect(find("packages", "numpy")).toMatchObject({ change: "removed" });
+    expect(find("environment", "snapshot")?.change).toBe("same");
+    expect(find("environment", "image")?.change).toBe("changed");
+    expect(find("base", "started from")).toMatchObject({ a: "—", b: "model:x", change: "added" });
+    expect(find("code", "commit")?.change).toBe("same");
+  });
+  it("notes metric deltas", () => {
+    expect(find("metrics", "loss")).toMatchObject({ change: "changed", note: "Δ -0.1" });
+  });
+  it("gives each change a text marker", () => {
+    expect(changeMarker("changed")).toMatch(/changed/);
+    expect(changeMarker("added")).toMatch(/added/);
+    expect(changeMarker("same")).toBe("");
+  });
+  it("reads the chain levels", () => {
+    expect(diffChain(diffAnswer)).toEqual([{ level: 0, a: "run:1", b: "run:2", differs: true, summary: "params differ" }]);
+  });
+});
+
+describe("recipeSteps", () => {
+  const recipe = {
+    target: { type: "ModelVersion", id: "model:p/m@1", checksum: "sha256:ff" },
+    exported_from: { id: "ckpt:9", step: 900, uri: "s3://c/9", checksum: "sha256:aa", status: "available", placeholder: false },
+    run: {
+      id: "run:1",
+      name: "train",
+      params: { lr: 0.1, optim: { name: "adam" } },
+      code: { repo: "git@x:y", commit: "abc123", dirty: true },
+      resources: null,
+      environment: { id: "env:1", image_ref: "img:1@sha256:00", python_version: "3.11", packages: { torch: "2.1" } },
+      inputs: [
+        { role: "train", id: "dsv:p/d@v2", name: "d", version: "v2", storage_uri: "s3://d/v2", checksum: "c2", cleaning_rules: [{ name: "dedupe" }],
+          derived_from: [{ transform: "clean", id: "dsv:p/raw@v1", name: "raw", version: "v1", derived_from: [] }] },
+      ],
+      resumed_from: [{ id: "ckpt:5", step: 500, uri: "s3://c/5", run: "run:1" }],
+      base: null,
+    },
+    datasets: ["dsv:p/d@v2", "dsv:p/raw@v1"],
+    gaps: [{ at: "run:1", issue: "no code commit recorded" }],
+  };
+  const steps = recipeSteps(recipe);
+
+  it("lists code, image, packages, data (with its derivation), params, resumes, export, verify", () => {
+    expect(steps.map((s) => s.title)).toEqual([
+      "Code of train",
+      "Environment image",
+      "Packages (1)",
+      "Data — train: d v2",
+      "  Data — derived by clean from raw v1",
+      "Parameters (2)",
+      "Resume from checkpoint at step 500",
+      "Export the checkpoint at step 900",
+      "Verify the result's checksum",
+    ]);
+  });
+  it("gives copyable commands and warns about a dirty tree", () => {
+    expect(steps[0].copy).toBe("git checkout abc123");
+    expect(steps[0].detail).toMatch(/DIRTY/);
+    expect(steps[2].copy).toBe("pip install torch==2.1");
+    expect(steps[3].copy).toBe("s3://d/v2");
+    expect(steps[3].detail).toMatch(/cleaning: dedupe/);
+  });
+  it("reads the gaps", () => {
+    expect(recipeGaps(recipe)).toEqual([{ at: "run:1", issue: "no code commit recorded" }]);
+  });
+});

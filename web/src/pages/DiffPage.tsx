@@ -1,0 +1,72 @@
+import { DIFF_QUERY } from "../api/queries";
+import type { DiffAnswer } from "../api/types";
+import { useQuery } from "../api/useQuery";
+import { NodeLink } from "../components/NodeLink";
+import { ErrorView, Loading, NotFound } from "../components/Status";
+import { changeMarker, diffChain, diffRows } from "../lib/diff";
+import { asObject } from "../lib/json";
+import { link } from "../routes/route";
+
+/** Two runs or two model versions side by side, differences highlighted and marked in text. */
+export function DiffPage({ a, b }: { a: string; b: string }) {
+  const { data, error, loading } = useQuery<DiffAnswer>(DIFF_QUERY, { a, b });
+  if (loading && !data) return <Loading what="Comparing" />;
+  if (error) return <ErrorView error={error} id={`${a} / ${b}`} />;
+  if (!data?.diff) return <NotFound id={`${a} / ${b}`} />;
+  const rows = diffRows(data.diff);
+  const chain = diffChain(data.diff);
+  const runs = asObject(asObject(data.diff).runs);
+  const differing = rows.filter((r) => r.change !== "same").length;
+  return (
+    <section>
+      <h2>Diff</h2>
+      <p>
+        <NodeLink id={a} /> (a) versus <NodeLink id={b} /> (b) · <a href={link.diff(b, a)}>swap</a>
+      </p>
+      {typeof runs.a === "string" && typeof runs.b === "string" && (runs.a !== a || runs.b !== b) && (
+        <p className="muted">
+          Compared through the runs that produced them: <NodeLink id={runs.a} /> and <NodeLink id={runs.b} />.
+        </p>
+      )}
+      <p role="status">{differing} difference(s).</p>
+      <table className="diff" data-testid="diff-table">
+        <thead>
+          <tr>
+            <th>Aspect</th>
+            <th>Name</th>
+            <th>a</th>
+            <th>b</th>
+            <th>Difference</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={`${r.section}:${r.name}:${r.a}:${r.b}`} className={`diff-${r.change}`} data-change={r.change}>
+              <td>{r.section}</td>
+              <td>{r.name}</td>
+              <td className="side-a">{r.a}</td>
+              <td className="side-b">{r.b}</td>
+              <td>
+                {changeMarker(r.change) || "same"}
+                {r.note ? ` (${r.note})` : ""}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {chain.length > 0 && (
+        <>
+          <h3>Up the base-model chain</h3>
+          <ol>
+            {chain.map((level) => (
+              <li key={level.level} className={level.differs ? "diff-changed" : ""}>
+                {level.differs ? "≠ " : "= "}
+                {level.a ?? "—"} vs {level.b ?? "—"}: {level.summary}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,222 @@
+import type { ReactNode } from "react";
+import { DIGEST_QUERY } from "../api/queries";
+import type { DigestAnswer, DigestItem, DigestRun } from "../api/types";
+import { useQuery } from "../api/useQuery";
+import { CopyButton } from "../components/CopyButton";
+import { NodeLink } from "../components/NodeLink";
+import { ProjectPicker } from "../components/ProjectPicker";
+import { ErrorView, Loading } from "../components/Status";
+import { text } from "../lib/json";
+import type { Route } from "../routes/route";
+import { navigate } from "../routes/useRoute";
+
+type DigestRoute = Extract<Route, { page: "digest" }>;
+
+function Section({ title, count, children }: { title: string; count: number; children: ReactNode }) {
+  return (
+    <section>
+      <h3>
+        {title} ({count})
+      </h3>
+      {count ? children : <p className="muted">None.</p>}
+    </section>
+  );
+}
+
+function RunTable({ runs }: { runs: DigestRun[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Run</th>
+          <th>Experiment</th>
+          <th>Status</th>
+          <th>Person</th>
+          <th>Started</th>
+          <th>Ended</th>
+          <th>Error</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={r.id}>
+            <td>
+              <NodeLink id={r.id} label={`${r.name ?? r.id}${r.runNumber != null ? ` #${r.runNumber}` : ""}`} />
+            </td>
+            <td>{r.experiment ? <NodeLink id={r.experiment} /> : "—"}</td>
+            <td>{text(r.status)}</td>
+            <td>
+              {r.person} <span className="muted">({r.personBasis})</span>
+            </td>
+            <td>{text(r.startedAt)}</td>
+            <td>{text(r.endedAt)}</td>
+            <td>{r.error ? `${text(r.error.type)}: ${text(r.error.message)}` : "—"}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function ItemTable({ items }: { items: DigestItem[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>When</th>
+          <th>Event</th>
+          <th>What</th>
+          <th>Person</th>
+          <th>Status</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((i, n) => (
+          <tr key={`${i.at}:${i.id ?? n}`}>
+            <td>{i.at}</td>
+            <td>{i.eventType}</td>
+            <td>{i.id ? <NodeLink id={i.id} label={[i.name, i.version].filter(Boolean).join(" ") || i.id} /> : text(i.modelVersion)}</td>
+            <td>{i.person}</td>
+            <td>{text(i.toStatus)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The weekly digest of a project as tables. */
+export function DigestPage({ route }: { route: DigestRoute }) {
+  const { data, error, loading } = useQuery<DigestAnswer>(DIGEST_QUERY, { projects: [route.project], since: route.since });
+  const d = data?.digest;
+  return (
+    <section>
+      <h2>Digest of {route.project}</h2>
+      <form className="inline" onSubmit={(e) => e.preventDefault()} aria-label="Digest window">
+        <label htmlFor="digest-project">Project</label>
+        <ProjectPicker id="digest-project" value={route.project} allLabel="(choose)" onChange={(p) => p && navigate({ ...route, project: p })} />
+        <label htmlFor="digest-since">Window</label>
+        <select id="digest-since" value={route.since} onChange={(e) => navigate({ ...route, since: e.target.value })}>
+          {["24h", "7d", "14d", "30d"].concat(["24h", "7d", "14d", "30d"].includes(route.since) ? [] : [route.since]).map((s) => (
+            <option key={s} value={s}>
+              last {s}
+            </option>
+          ))}
+        </select>
+      </form>
+      {loading && <Loading what="Building the digest" />}
+      {error && <ErrorView error={error} />}
+      {d && (
+        <>
+          <p>
+            From {d.since} to {d.until}. People by {d.personBasis}. {d.runsWithoutResources} run(s) without recorded resources.{" "}
+            <CopyButton text={d.markdown} label="Copy as Markdown" />
+          </p>
+          {d.truncated && <p className="notice">⚠ Truncated: the window held more than the digest shows.</p>}
+          <Section title="People" count={d.people.length}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Person</th>
+                  <th>Started</th>
+                  <th>Finished</th>
+                  <th>Failed</th>
+                  <th>Aborted</th>
+                  <th>Running</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.people.map((p) => (
+                  <tr key={p.person}>
+                    <td>
+                      {p.person} <span className="muted">({p.basis})</span>
+                    </td>
+                    <td>{p.started.length}</td>
+                    <td>{p.finished.length}</td>
+                    <td>{p.failed.length}</td>
+                    <td>{p.aborted.length}</td>
+                    <td>{p.running.length}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Section>
+          <Section title="Stalled runs" count={d.stalled.length}>
+            <RunTable runs={d.stalled.map((s) => s.run)} />
+            <ul className="muted">
+              {d.stalled.map((s) => (
+                <li key={s.run.id}>
+                  {s.run.id}: no event since {s.lastEventAt} ({Math.round(s.idleSeconds / 60)} min)
+                </li>
+              ))}
+            </ul>
+          </Section>
+          <Section title="Repeated failures" count={d.repeatedFailures.length}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Experiment</th>
+                  <th>Failures</th>
+                  <th>Errors</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.repeatedFailures.map((f) => (
+                  <tr key={f.experiment}>
+                    <td>
+                      <NodeLink id={f.experiment} />
+                    </td>
+                    <td>{f.failures}</td>
+                    <td>{f.errors.join("; ")}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Section>
+          <Section title="Conclusion missing" count={d.conclusionMissing.length}>
+            <RunTable runs={d.conclusionMissing} />
+          </Section>
+          <Section title="New dataset versions" count={d.datasetVersions.length}>
+            <ItemTable items={d.datasetVersions} />
+          </Section>
+          <Section title="New model versions" count={d.modelVersions.length}>
+            <ItemTable items={d.modelVersions} />
+          </Section>
+          <Section title="Status changes" count={d.statusChanges.length}>
+            <ItemTable items={d.statusChanges} />
+          </Section>
+          <Section title="Deployments" count={d.deployments.length}>
+            <ItemTable items={d.deployments} />
+          </Section>
+          <Section title="Feedback" count={d.feedback.length}>
+            <ItemTable items={d.feedback} />
+          </Section>
+          <Section title="Accelerator-hours by person" count={d.acceleratorHoursByPerson.length}>
+            <table>
+              <tbody>
+                {d.acceleratorHoursByPerson.map((a) => (
+                  <tr key={a.key}>
+                    <td>{a.key}</td>
+                    <td>{text(a.acceleratorHours)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Section>
+          <Section title="Accelerator-hours by project" count={d.acceleratorHoursByProject.length}>
+            <table>
+              <tbody>
+                {d.acceleratorHoursByProject.map((a) => (
+                  <tr key={a.key}>
+                    <td>{a.key}</td>
+                    <td>{text(a.acceleratorHours)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Section>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { apiDirection, formatRoute, parseRoute, type Route } from "./route";
+
+describe("parseRoute", () => {
+  it("reads a lineage link with every argument", () => {
+    expect(parseRoute("#/lineage/run%3Aabc?direction=down&depth=3&types=RUN,MODEL_VERSION&asOf=2026-01-02T03:04:05Z")).toEqual({
+      page: "lineage",
+      id: "run:abc",
+      direction: "down",
+      depth: 3,
+      types: ["RUN", "MODEL_VERSION"],
+      asOf: "2026-01-02T03:04:05Z",
+    });
+  });
+
+  it("defaults lineage to upstream, depth 5, and caps the depth at 20", () => {
+    expect(parseRoute("#/lineage/x")).toMatchObject({ direction: "up", depth: 5, types: [], asOf: "" });
+    expect(parseRoute("#/lineage/x?depth=99")).toMatchObject({ depth: 20 });
+    expect(parseRoute("#/lineage/x?depth=-1&direction=sideways")).toMatchObject({ depth: 5, direction: "up" });
+  });
+
+  it("keeps ids with slashes and @ in one segment", () => {
+    const id = "model:proj/name@3";
+    const hash = formatRoute({ page: "node", id });
+    expect(hash).toBe("#/node/model%3Aproj%2Fname%403");
+    expect(parseRoute(hash)).toEqual({ page: "node", id });
+  });
+
+  it("reads diff with two ids and search with filters", () => {
+    expect(parseRoute("#/diff/run%3Aa/run%3Ab")).toEqual({ page: "diff", a: "run:a", b: "run:b" });
+    expect(parseRoute("#/search?q=resnet&type=RUN&project=vision")).toEqual({
+      page: "search", q: "resnet", type: "RUN", project: "vision",
+    });
+    expect(parseRoute("")).toEqual({ page: "search", q: "", type: "", project: "" });
+  });
+
+  it("marks malformed links unknown", () => {
+    expect(parseRoute("#/node")).toEqual({ page: "unknown", hash: "/node" });
+    expect(parseRoute("#/diff/only-one").page).toBe("unknown");
+    expect(parseRoute("#/nowhere/x").page).toBe("unknown");
+  });
+
+  it("defaults the digest window to 7d", () => {
+    expect(parseRoute("#/digest/vision")).toEqual({ page: "digest", project: "vision", since: "7d" });
+  });
+});
+
+describe("formatRoute", () => {
+  const routes: Route[] = [
+    { page: "search", q: "a b", type: "RUN", project: "p" },
+    { page: "lineage", id: "dsv:p/x@v2", direction: "both", depth: 7, types: ["RUN"], asOf: "2026-01-01T00:00:00Z" },
+    { page: "impact", id: "ckpt:1" },
+    { page: "reproduce", id: "model:p/m@1" },
+    { page: "compare", experiment: "exp:p/3", metric: "final:val/loss" },
+    { page: "best", model: "model:p/m", metric: "acc", dataset: "dsv:p/t@1", project: "", higher: true },
+    { page: "digest", project: "vision", since: "24h" },
+  ];
+  for (const route of routes) {
+    it(`round-trips ${route.page}`, () => {
+      expect(parseRoute(formatRoute(route))).toEqual(route);
+    });
+  }
+
+  it("omits empty query arguments", () => {
+    expect(formatRoute({ page: "search", q: "", type: "", project: "" })).toBe("#/search");
+  });
+
+  it("maps directions to the API enum", () => {
+    expect(apiDirection("up")).toBe("UPSTREAM");
+    expect(apiDirection("down")).toBe("DOWNSTREAM");
+    expect(apiDirection("both")).toBe("BOTH");
+  });
+});

@@ -26,6 +26,15 @@ const NODE_FIELDS = /* GraphQL */ `
   }
 `;
 
+/** A checkpoint a run resumed from, and the run that saved it. */
+const RESUME_LINK_FIELDS = /* GraphQL */ `
+  fragment ResumeLinkFields on Checkpoint {
+    id
+    step
+    run { id name runNumber }
+  }
+`;
+
 /** Search by name or id, by exact id, and by file URI or checksum, in one round trip. */
 export const WHOIS_QUERY = /* GraphQL */ `
   query Whois(
@@ -36,9 +45,10 @@ export const WHOIS_QUERY = /* GraphQL */ `
     $checksum: String
     $byUri: Boolean!
     $byChecksum: Boolean!
+    $byId: Boolean!
   ) {
     search(text: $text, types: $types, first: 100) { ...NodeFields }
-    exact: node(id: $id) { ...NodeFields }
+    exact: node(id: $id) @include(if: $byId) { ...NodeFields }
     byUri: artifact(uri: $uri) @include(if: $byUri) { ...NodeFields }
     byChecksum: artifact(checksum: $checksum) @include(if: $byChecksum) { ...NodeFields }
   }
@@ -78,16 +88,7 @@ export const NODE_QUERY = /* GraphQL */ `
         inputs { role datasetVersion { id name version } }
         environment { id key pythonVersion packages frameworks image { name tag digest } }
         startedFrom { ...NodeFields }
-        resumedFrom {
-          id step
-          run {
-            id name runNumber
-            resumedFrom {
-              id step
-              run { id name runNumber resumedFrom { id step run { id name runNumber } } }
-            }
-          }
-        }
+        resumedFrom { ...ResumeLinkFields }
         checkpoints { id step epoch uri checksum status metrics saveSeconds }
         outputs { id name version }
         modelVersions { id name version status }
@@ -135,6 +136,22 @@ export const NODE_QUERY = /* GraphQL */ `
     }
   }
   ${NODE_FIELDS}
+  ${RESUME_LINK_FIELDS}
+`;
+
+/**
+ * One more link of a run's resumed-from chain: the checkpoints the run `id` resumed from and
+ * the runs that saved them. The card asks it level by level (the chain's nesting in one
+ * document would be over the service's cost limit).
+ */
+export const RESUME_QUERY = /* GraphQL */ `
+  query ResumedFrom($id: ID!) {
+    node(id: $id) {
+      id
+      ... on Run { resumedFrom { ...ResumeLinkFields } }
+    }
+  }
+  ${RESUME_LINK_FIELDS}
 `;
 
 /** A node's events, newest first, with actors and principals. */
@@ -158,7 +175,7 @@ export const LINEAGE_QUERY = /* GraphQL */ `
     $limit: Int
   ) {
     lineage(id: $id, direction: $direction, depth: $depth, types: $types, asOf: $asOf, limit: $limit) {
-      root { id }
+      root { ...NodeFields }
       nodes { ...NodeFields }
       edges { from to type properties }
       truncated
@@ -252,14 +269,14 @@ export const DIGEST_QUERY = /* GraphQL */ `
       projects since until stalledAfterSeconds personBasis runsWithoutResources truncated markdown
       people {
         person basis
-        started { ...DigestRunFields }
-        finished { ...DigestRunFields }
-        failed { ...DigestRunFields }
-        aborted { ...DigestRunFields }
-        running { ...DigestRunFields }
+        started { id }
+        finished { id }
+        failed { id }
+        aborted { id }
+        running { id }
       }
       stalled { lastEventAt idleSeconds run { ...DigestRunFields } }
-      repeatedFailures { experiment failures errors runs { ...DigestRunFields } }
+      repeatedFailures { experiment failures errors runs { id } }
       conclusionMissing { ...DigestRunFields }
       datasetVersions { ...DigestItemFields }
       modelVersions { ...DigestItemFields }
@@ -284,6 +301,7 @@ export const ALL_QUERIES: Readonly<Record<string, string>> = {
   WHOIS_QUERY,
   PROJECTS_QUERY,
   NODE_QUERY,
+  RESUME_QUERY,
   HISTORY_QUERY,
   LINEAGE_QUERY,
   IMPACT_QUERY,

@@ -51,7 +51,12 @@ export interface ProjectsAnswer {
 export interface ResumeLink {
   id: string;
   step: number | null;
-  run: (Ref & { resumedFrom?: ResumeLink[] }) | null;
+  run: Ref | null;
+}
+
+/** RESUME_QUERY's answer: one more level of a run's resumed-from chain. */
+export interface ResumeAnswer {
+  node: { id: string; resumedFrom?: ResumeLink[] } | null;
 }
 
 export interface CheckpointInfo {
@@ -108,7 +113,7 @@ export interface ApiEdge {
 }
 
 export interface LineageData {
-  root: { id: string };
+  root: NodeSummary;
   nodes: NodeSummary[];
   edges: ApiEdge[];
   truncated: boolean;
@@ -270,14 +275,14 @@ export interface Digest {
   people: {
     person: string;
     basis: string;
-    started: DigestRun[];
-    finished: DigestRun[];
-    failed: DigestRun[];
-    aborted: DigestRun[];
-    running: DigestRun[];
+    started: { id: string }[];
+    finished: { id: string }[];
+    failed: { id: string }[];
+    aborted: { id: string }[];
+    running: { id: string }[];
   }[];
   stalled: { lastEventAt: string; idleSeconds: number; run: DigestRun }[];
-  repeatedFailures: { experiment: string; failures: number; errors: string[]; runs: DigestRun[] }[];
+  repeatedFailures: { experiment: string; failures: number; errors: string[]; runs: { id: string }[] }[];
   conclusionMissing: DigestRun[];
   datasetVersions: DigestItem[];
   modelVersions: DigestItem[];

@@ -9,9 +9,8 @@ const node = (id: string, type: string, extra: Partial<NodeSummary> = {}): NodeS
 });
 
 const answer: LineageData = {
-  root: { id: "model:p/m@1" },
+  root: node("model:p/m@1", "ModelVersion", { name: "m", version: "1" }),
   nodes: [
-    node("model:p/m@1", "ModelVersion", { name: "m", version: "1" }),
     node("run:7", "Run", { name: "train", runNumber: 7, status: "failed" }),
     node("dsv:p/d@v2", "DatasetVersion", { name: "d", version: "v2", placeholder: true }),
   ],

@@ -14,7 +14,7 @@ import {
   type ReactFlowInstance,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { memo, useCallback, useMemo, useRef, type KeyboardEvent, type MouseEvent } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, type KeyboardEvent, type MouseEvent } from "react";
 import { isArrowKey, nextFocus, type Point } from "../graph/focus";
 import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
 import { adjacency, type GraphData, type GraphNode } from "../graph/model";
@@ -152,6 +152,20 @@ function Flow(props: LineageGraphProps) {
   const neighbours = useMemo(() => adjacency(graph), [graph]);
   const pathNodes = useMemo(() => new Set(path?.nodes ?? []), [path]);
   const pathEdges = useMemo(() => new Set(path?.edges ?? []), [path]);
+
+  // The first layout is fitted by `fitView`; every later one (an expand or a collapse) is
+  // fitted here once React Flow has the new nodes, so what was added is in view.
+  const laidOut = useRef(false);
+  useEffect(() => {
+    if (!laidOut.current) {
+      laidOut.current = positions.size > 0;
+      return undefined;
+    }
+    const frame = requestAnimationFrame(() => {
+      void flowRef.current?.fitView({ duration: 0 });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [positions]);
 
   const onActivate = useCallback(
     (id: string, select: boolean) => (select ? onToggleSelect(id) : onToggleExpand(id)),

@@ -7,9 +7,8 @@ function node(id: string, type: string, extra: Partial<NodeSummary> = {}): NodeS
 }
 
 const answer: LineageData = {
-  root: { id: "mv" },
+  root: node("mv", "ModelVersion", { name: "resnet", version: "3" }),
   nodes: [
-    node("mv", "ModelVersion", { name: "resnet", version: "3" }),
     node("run", "Run", { name: "train", runNumber: 7, status: "failed" }),
     node("dsv", "DatasetVersion", { name: "imgs", version: "v2", deletedAt: "2026-01-01T00:00:00Z" }),
     node("ghost", "DatasetVersion", { placeholder: true }),
@@ -34,6 +33,11 @@ describe("fromLineage", () => {
       "dsv|ghost|DERIVED_FROM",
     ]);
     expect(edgeKey("a", "b", "USED")).toBe("a|b|USED");
+  });
+
+  it("draws the root, which the answer gives apart from its nodes", () => {
+    expect(graph.nodes.get("mv")).toMatchObject({ label: "resnet v3" });
+    expect(graph.edges.has("mv|run|PRODUCED_BY")).toBe(true);
   });
 
   it("drops edges to nodes the answer left out", () => {
@@ -64,15 +68,15 @@ describe("expansions", () => {
   const base = fromLineage(answer);
   const one = fromLineage({
     ...answer,
-    root: { id: "ghost" },
-    nodes: [node("ghost", "DatasetVersion"), node("raw", "Dataset")],
+    root: node("ghost", "DatasetVersion"),
+    nodes: [node("raw", "Dataset")],
     edges: [{ from: "ghost", to: "raw", type: "VERSION_OF", properties: {} }],
     truncated: false,
   });
   const two = fromLineage({
     ...answer,
-    root: { id: "dsv" },
-    nodes: [node("dsv", "DatasetVersion"), node("raw", "Dataset"), node("other", "Dataset")],
+    root: node("dsv", "DatasetVersion"),
+    nodes: [node("raw", "Dataset"), node("other", "Dataset")],
     edges: [{ from: "dsv", to: "other", type: "VERSION_OF", properties: {} }],
     truncated: false,
   });

@@ -92,6 +92,7 @@ export function edgeLabel(edge: ApiEdge): string {
 /** The graph of one lineage answer. */
 export function fromLineage(answer: LineageData): GraphData {
   const nodes = new Map<string, GraphNode>();
+  nodes.set(answer.root.id, toGraphNode(answer.root));
   for (const node of answer.nodes) nodes.set(node.id, toGraphNode(node));
   const edges = new Map<string, GraphEdge>();
   for (const edge of answer.edges) {

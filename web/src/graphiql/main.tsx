@@ -22,7 +22,7 @@ function Explorer() {
         onSubmit={(e) => e.preventDefault()}
         style={{ display: "flex", gap: 8, alignItems: "center", padding: "6px 10px", fontFamily: "sans-serif", borderBottom: "1px solid #ccc" }}
       >
-        <a href="./">← explorer</a>
+        <a href={import.meta.env.BASE_URL}>← explorer</a>
         <label htmlFor="graphiql-token">provgraph token</label>
         <input
           id="graphiql-token"

@@ -15,6 +15,13 @@ describe("whoisVariables", () => {
     expect(whoisVariables("sha256:0123456789abcdef0123", "")).toMatchObject({ byChecksum: true, byUri: false });
     expect(whoisVariables("resnet", "RUN")).toMatchObject({ byChecksum: false, byUri: false, types: ["RUN"] });
   });
+  it("asks by exact id only for an id-looking text", () => {
+    expect(whoisVariables("dataset:demo/web-corpus@v1", "").byId).toBe(true);
+    expect(whoisVariables("run:0b6c0e1a-5d1e-4a8e-9f00-1234", "").byId).toBe(true);
+    expect(whoisVariables("web-corpus", "").byId).toBe(false);
+    expect(whoisVariables("s3://bucket/x.parquet", "").byId).toBe(false);
+    expect(whoisVariables("sha256:0123456789abcdef0123", "").byId).toBe(false);
+  });
 });
 
 describe("mergeHits", () => {

@@ -10,6 +10,7 @@ export interface WhoisVariables {
   checksum: string | null;
   byUri: boolean;
   byChecksum: boolean;
+  byId: boolean;
 }
 
 /** A URI-looking query: a scheme, or an absolute path. */
@@ -22,6 +23,11 @@ export function looksLikeChecksum(q: string): boolean {
   return /^([a-z0-9-]+:)?[0-9a-f]{16,}$/i.test(q);
 }
 
+/** An id-looking query: `<kind>:` then more (a provgraph id), and neither a URI nor a checksum. */
+export function looksLikeId(q: string): boolean {
+  return /^[a-z_]+:[^/]/i.test(q) && !looksLikeUri(q) && !looksLikeChecksum(q);
+}
+
 export function whoisVariables(q: string, type: string): WhoisVariables {
   const text = q.trim();
   return {
@@ -32,6 +38,7 @@ export function whoisVariables(q: string, type: string): WhoisVariables {
     checksum: looksLikeChecksum(text) ? text : null,
     byUri: looksLikeUri(text),
     byChecksum: looksLikeChecksum(text),
+    byId: looksLikeId(text),
   };
 }
 

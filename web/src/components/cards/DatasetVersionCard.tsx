@@ -33,7 +33,11 @@ export function DatasetVersionCard({ node }: { node: NodeCard }) {
   const gates = normaliseGates(d.qualityGates);
   const rules = asArray(d.cleaningRules);
   // `previousVersion` is a version label (`v1`): its node is found among the dataset's versions.
-  const previous = d.previousVersion ? d.dataset?.versions.find((v) => v.version === d.previousVersion) : undefined;
+  // Failing that, its id is built as the service builds version ids: `dataset:<project>/<name>@<label>`.
+  const previousId = d.previousVersion
+    ? (d.dataset?.versions.find((v) => v.version === d.previousVersion)?.id ??
+      (d.dataset?.name ? `dataset:${node.project}/${d.dataset.name}@${d.previousVersion}` : null))
+    : null;
   return (
     <>
       <section>
@@ -66,8 +70,8 @@ export function DatasetVersionCard({ node }: { node: NodeCard }) {
             <Value value={d.changeNote} />
           </Field>
           <Field name="previousVersion" label="Previous version">
-            {previous ? (
-              <NodeLink id={previous.id} type="DatasetVersion" label={`${d.dataset?.name ?? ""} ${d.previousVersion ?? ""}`} />
+            {previousId ? (
+              <NodeLink id={previousId} type="DatasetVersion" label={`${d.dataset?.name ?? ""} ${d.previousVersion ?? ""}`} />
             ) : (
               <Value value={d.previousVersion} />
             )}

@@ -1,4 +1,6 @@
-import type { CheckpointInfo, EnvironmentInfo, Json, NodeCard, NodeSummary, Ref, ResumeLink } from "../../api/types";
+import { RESUME_QUERY } from "../../api/queries";
+import type { CheckpointInfo, EnvironmentInfo, Json, NodeCard, NodeSummary, Ref, ResumeAnswer, ResumeLink } from "../../api/types";
+import { useQuery } from "../../api/useQuery";
 import { metricCurves } from "../../lib/curves";
 import { asObject, flatten, text } from "../../lib/json";
 import { link } from "../../routes/route";
@@ -31,20 +33,56 @@ interface RunFields {
   modelVersions: Ref[];
 }
 
-/** The resumed-from chain, oldest last: each checkpoint and the run that saved it. */
-export function resumeChain(links: readonly ResumeLink[]): ResumeLink[] {
-  const out: ResumeLink[] = [];
-  const seen = new Set<string>();
-  const walk = (items: readonly ResumeLink[]) => {
-    for (const item of items) {
-      if (seen.has(item.id)) continue;
-      seen.add(item.id);
-      out.push(item);
-      walk(item.run?.resumedFrom ?? []);
-    }
-  };
-  walk(links);
-  return out;
+/** How many links the card follows at most (a guard against an endless chain). */
+const MAX_RESUME_LINKS = 50;
+
+/**
+ * The resumed-from chain, oldest last: each checkpoint and the run that saved it. The card's
+ * answer holds the first level; each run that saved a checkpoint is then asked for its own
+ * `resumedFrom` (RESUME_QUERY), one level at a time, until a run resumed from nothing.
+ */
+function ResumeChain({ links }: { links: readonly ResumeLink[] }) {
+  if (!links.length) return <p className="muted">Not resumed.</p>;
+  return (
+    <ol data-field="resumedFrom">
+      <ResumeLinks links={links} seen={new Set()} />
+    </ol>
+  );
+}
+
+function ResumeLinks({ links, seen }: { links: readonly ResumeLink[]; seen: ReadonlySet<string> }) {
+  const fresh = links.filter((l) => !seen.has(l.id));
+  const inner = new Set([...seen, ...fresh.map((l) => l.id)]);
+  return (
+    <>
+      {fresh.map((c) => (
+        <ResumeItem key={c.id} link={c} seen={inner} />
+      ))}
+    </>
+  );
+}
+
+function ResumeItem({ link, seen }: { link: ResumeLink; seen: ReadonlySet<string> }) {
+  const runId = link.run?.id ?? null;
+  const further = runId !== null && seen.size < MAX_RESUME_LINKS;
+  const { data, error } = useQuery<ResumeAnswer>(RESUME_QUERY, { id: runId }, !further);
+  return (
+    <>
+      <li>
+        <NodeLink id={link.id} type="Checkpoint" label={`step ${text(link.step)}`} />
+        {link.run ? (
+          <>
+            {" "}
+            saved by <NodeLink id={link.run.id} type="Run" label={link.run.name} />
+          </>
+        ) : (
+          " (saving run not recorded)"
+        )}
+        {error && <span className="muted"> (earlier links not loaded: {error.message})</span>}
+      </li>
+      {data?.node?.resumedFrom && <ResumeLinks links={data.node.resumedFrom} seen={seen} />}
+    </>
+  );
 }
 
 const refLabel = (r: Ref) => [r.name, r.version].filter(Boolean).join(" ") || r.id;
@@ -60,7 +98,6 @@ export function RunCard({ node }: { node: NodeCard }) {
     const role = input.role ?? "(no role)";
     inputsByRole.set(role, [...(inputsByRole.get(role) ?? []), input.datasetVersion]);
   }
-  const chain = resumeChain(r.resumedFrom);
   const env = r.environment;
   return (
     <>
@@ -236,25 +273,7 @@ export function RunCard({ node }: { node: NodeCard }) {
           <p className="muted">No checkpoints recorded.</p>
         )}
         <h4>Resumed from</h4>
-        {chain.length ? (
-          <ol data-field="resumedFrom">
-            {chain.map((c) => (
-              <li key={c.id}>
-                <NodeLink id={c.id} type="Checkpoint" label={`step ${text(c.step)}`} />
-                {c.run ? (
-                  <>
-                    {" "}
-                    saved by <NodeLink id={c.run.id} type="Run" label={c.run.name} />
-                  </>
-                ) : (
-                  " (saving run not recorded)"
-                )}
-              </li>
-            ))}
-          </ol>
-        ) : (
-          <p className="muted">Not resumed.</p>
-        )}
+        <ResumeChain links={r.resumedFrom} />
         {r.resumedAtStep != null && <p data-field="resumedAtStep">Resumed at step {r.resumedAtStep}.</p>}
       </section>
       <section>

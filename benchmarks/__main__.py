@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from benchmarks import (
+    bench_explorer,
     bench_ingest,
     bench_kafka,
     bench_mlflow,
@@ -30,7 +31,7 @@ from benchmarks.report import Table, machine
 from benchmarks.servers import PrivateInfra
 from benchmarks.workload import build, query_roots
 
-PARTS = ("ingest", "kafka", "queries", "replay", "memory", "mlflow", "sdk")
+PARTS = ("ingest", "kafka", "queries", "explorer", "replay", "memory", "mlflow", "sdk")
 
 
 def _args() -> argparse.Namespace:
@@ -43,7 +44,9 @@ def _args() -> argparse.Namespace:
     )
     parser.add_argument("--repeat", type=int, default=3, help="repeated runs (medians)")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--samples", type=int, default=60, help="calls per query row")
+    parser.add_argument(
+        "--samples", type=int, default=60, help="calls per query row; page loads per explorer case"
+    )
     parser.add_argument(
         "--results",
         type=Path,
@@ -71,17 +74,21 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             topic = fill_topic(infra, data, "backlog")
         if "kafka" in parts:
             tables.append(bench_kafka.run(infra, data, topic, args.repeat))
-        if "queries" in parts:
-            if "ingest" not in parts:
-                from benchmarks.pipeline import limit
+        loaded = "ingest" in parts  # the ingest part leaves the whole workload graph behind
+        if parts & {"queries", "explorer"} and not loaded:
+            from benchmarks.pipeline import limit
 
-                limit(infra, data)
+            limit(infra, data)
+        if "queries" in parts:
             print("  queries", flush=True)
             tables.append(
                 bench_queries.run(
                     infra.driver, *query_roots(data.events), args.samples * args.repeat
                 )
             )
+        if "explorer" in parts:
+            print("  explorer (Chromium)", flush=True)
+            tables.append(bench_explorer.run(infra, *query_roots(data.events), args.samples))
         if "replay" in parts:
             print("  replay", flush=True)
             tables.append(bench_replay.run_replay(infra, data, topic, live, args.repeat))

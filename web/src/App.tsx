@@ -3,7 +3,7 @@ import { clearToken, getToken, setToken } from "./api/auth";
 import { onAuthLost } from "./api/client";
 import { forgetProjects } from "./api/projects";
 import { Layout } from "./components/Layout";
-import { elk } from "./graph/elk";
+import { layoutWorker } from "./graph/layoutWorker";
 import { PageFor } from "./pages/PageFor";
 import { SignIn } from "./pages/SignIn";
 import { useRoute } from "./routes/useRoute";
@@ -14,9 +14,9 @@ export function App() {
   const [message, setMessage] = useState<string | null>(null);
   const route = useRoute();
 
-  // Start the layout worker early: it compiles while the user signs in or a query runs.
+  // Start the layout worker early: it loads while the user signs in or a query runs.
   useEffect(() => {
-    elk();
+    layoutWorker();
   }, []);
 
   useEffect(

@@ -246,7 +246,13 @@ class FakeReader:
         return any(n.id == experiment and n.type == Label.EXPERIMENT for _, n in steps)
 
     def search(
-        self, text: str, scope: Scope, *, types: Sequence[str] = (), first: int = 50
+        self,
+        text: str,
+        scope: Scope,
+        *,
+        types: Sequence[str] = (),
+        first: int = 50,
+        project: str | None = None,
     ) -> list[NodeView]:
         self.calls["search"] += 1
         labels, size, needle = (
@@ -259,10 +265,21 @@ class FakeReader:
             for n in self.by_id.values()
             if _seen_by(n, scope, None)
             and _live(n, None)
+            and (project is None or n.project == project)
             and (needle in str(n.props.get("name") or "").lower() or needle in n.id.lower())
             and (not labels or n.type in labels)
         ]
         return sorted(found, key=lambda n: n.id)[:size]
+
+    def projects(self, scope: Scope) -> list[str]:
+        self.calls["projects"] += 1
+        return sorted(
+            {
+                n.project
+                for n in self.by_id.values()
+                if n.project is not None and n.type != Label.PRINCIPAL and _seen_by(n, scope, None)
+            }
+        )
 
     def artifact(
         self, scope: Scope, *, uri: str | None = None, checksum: str | None = None

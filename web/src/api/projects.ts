@@ -1,7 +1,9 @@
 /**
- * The projects the token may read. The schema has no project list: they are gathered from
- * the `nodes` families (PROJECTS_QUERY) and from every answer's `project` fields.
+ * The projects the token may read: the API's `projects` list (PROJECTS_QUERY), asked once per
+ * sign-in, plus any project an answer names later (one created since the list was read).
  */
+
+import type { ProjectsAnswer } from "./types";
 
 const KEY = "provgraph.projects";
 type Listener = (projects: string[]) => void;
@@ -17,39 +19,71 @@ function load(): Set<string> {
 }
 
 let known = load();
+/** Whether the list was asked for since sign-in (a failed ask may be tried again). */
+let asked = false;
+/** Bumped by sign-out, so that an answer asked for by the previous token is dropped. */
+let session = 0;
 
-/** Every string value of a `project` key anywhere in `value`. */
+function changed(): void {
+  if (typeof sessionStorage !== "undefined") sessionStorage.setItem(KEY, JSON.stringify([...known]));
+  const list = knownProjects();
+  for (const l of listeners) l(list);
+}
+
+/**
+ * Every string value of a node's `project` key anywhere in `value` (an answer holds only nodes
+ * the token may read). Lists of asked projects, such as the digest's `projects`, are not read:
+ * they echo what was asked, readable or not.
+ */
 export function projectsIn(value: unknown, found: Set<string> = new Set()): Set<string> {
   if (Array.isArray(value)) {
     for (const item of value) projectsIn(item, found);
   } else if (value && typeof value === "object") {
     for (const [key, inner] of Object.entries(value)) {
       if (key === "project" && typeof inner === "string" && inner) found.add(inner);
-      else if (key === "projects" && Array.isArray(inner)) inner.forEach((p) => typeof p === "string" && found.add(p));
-      else if (key !== "properties") projectsIn(inner, found);
+      else if (key !== "properties" && key !== "projects") projectsIn(inner, found);
     }
   }
   return found;
 }
 
-/** Add the projects of an answer. */
+/** Add the projects of the nodes an answer holds. */
 export function rememberProjects(answer: unknown): void {
   const before = known.size;
   for (const p of projectsIn(answer)) known.add(p);
-  if (known.size === before) return;
-  if (typeof sessionStorage !== "undefined") sessionStorage.setItem(KEY, JSON.stringify([...known]));
-  const list = knownProjects();
-  for (const l of listeners) l(list);
+  if (known.size !== before) changed();
 }
 
-/** The projects seen so far, sorted. */
+/** The list the API answered replaces what was known (projects no longer readable go). */
+export function setProjects(projects: readonly string[]): void {
+  known = new Set(projects);
+  changed();
+}
+
+/** Ask for the list with `ask` once per sign-in; again after a failure. */
+export function loadProjects(ask: () => Promise<ProjectsAnswer>): void {
+  if (asked) return;
+  asked = true;
+  const mine = session;
+  ask()
+    .then((answer) => {
+      if (mine === session) setProjects(answer.projects);
+    })
+    .catch(() => {
+      if (mine === session) asked = false;
+    });
+}
+
+/** The projects known now, sorted. */
 export function knownProjects(): string[] {
   return [...known].sort();
 }
 
-/** Forget them (sign-out). */
+/** Forget them (sign-out): the next sign-in asks again. */
 export function forgetProjects(): void {
   known = new Set();
+  asked = false;
+  session += 1;
   if (typeof sessionStorage !== "undefined") sessionStorage.removeItem(KEY);
   for (const l of listeners) l([]);
 }

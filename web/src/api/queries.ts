@@ -35,19 +35,23 @@ const RESUME_LINK_FIELDS = /* GraphQL */ `
   }
 `;
 
-/** Search by name or id, by exact id, and by file URI or checksum, in one round trip. */
+/**
+ * Search by name or id (within a project when one is chosen), by exact id, and by file URI or
+ * checksum, in one round trip.
+ */
 export const WHOIS_QUERY = /* GraphQL */ `
   query Whois(
     $text: String!
     $id: ID!
     $types: [NodeType!]
+    $project: String
     $uri: String
     $checksum: String
     $byUri: Boolean!
     $byChecksum: Boolean!
     $byId: Boolean!
   ) {
-    search(text: $text, types: $types, first: 100) { ...NodeFields }
+    search(text: $text, types: $types, first: 100, project: $project) { ...NodeFields }
     exact: node(id: $id) @include(if: $byId) { ...NodeFields }
     byUri: artifact(uri: $uri) @include(if: $byUri) { ...NodeFields }
     byChecksum: artifact(checksum: $checksum) @include(if: $byChecksum) { ...NodeFields }
@@ -55,12 +59,10 @@ export const WHOIS_QUERY = /* GraphQL */ `
   ${NODE_FIELDS}
 `;
 
-/** Projects the token may read, from the top-level families (the schema has no project list). */
+/** The projects the token may read. */
 export const PROJECTS_QUERY = /* GraphQL */ `
   query Projects {
-    experiments: nodes(type: EXPERIMENT, first: 200) { items { project } }
-    datasets: nodes(type: DATASET, first: 200) { items { project } }
-    models: nodes(type: MODEL, first: 200) { items { project } }
+    projects
   }
 `;
 
@@ -84,6 +86,7 @@ export const NODE_QUERY = /* GraphQL */ `
         interruptionCause resumedAtStep abortReason
         code { repo commit dirty }
         error { type message traceback }
+        resources { numNodes devicesPerNode accelerator parallelism { name degree } extra }
         experiment { id number key goal }
         inputs { role datasetVersion { id name version } }
         environment { id key pythonVersion packages frameworks image { name tag digest } }
@@ -104,6 +107,11 @@ export const NODE_QUERY = /* GraphQL */ `
         }
         deployments { id name endpoint deploymentEnvironment: environment status }
         fineTunes { id name runNumber status }
+        feedback(first: 20) {
+          eventId at actor principal metrics
+          deployment { id name }
+          incidents { summary severity reference occurredAt }
+        }
       }
       ... on Checkpoint {
         epoch uri checksum sizeBytes saveSeconds metrics

@@ -42,10 +42,9 @@ export interface WhoisAnswer {
   byChecksum?: NodeSummary[];
 }
 
+/** PROJECTS_QUERY's answer: the projects the token may read, by name. */
 export interface ProjectsAnswer {
-  experiments: { items: { project: string | null }[] };
-  datasets: { items: { project: string | null }[] };
-  models: { items: { project: string | null }[] };
+  projects: string[];
 }
 
 export interface ResumeLink {
@@ -68,6 +67,37 @@ export interface CheckpointInfo {
   status: string | null;
   metrics: Json;
   saveSeconds: number | null;
+}
+
+/** `Run.resources`: the compute a run's `run.started` event recorded. */
+export interface RunResources {
+  numNodes: number | null;
+  devicesPerNode: number | null;
+  accelerator: string | null;
+  parallelism: { name: string; degree: number }[];
+  extra: Json;
+}
+
+/** One production incident of a feedback event. */
+export interface FeedbackIncident {
+  summary: string | null;
+  severity: string | null;
+  reference: string | null;
+  occurredAt: string | null;
+}
+
+/**
+ * One item of `ModelVersion.feedback`: a feedback event that named the version. `metrics` and
+ * `incidents` are null once a later feedback of the deployment replaced them.
+ */
+export interface ModelFeedback {
+  eventId: string;
+  at: string;
+  actor: string | null;
+  principal: string | null;
+  deployment: { id: string; name: string | null } | null;
+  metrics: Json;
+  incidents: FeedbackIncident[] | null;
 }
 
 export interface EnvironmentInfo {

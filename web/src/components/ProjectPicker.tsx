@@ -1,33 +1,22 @@
 import { useEffect, useState } from "react";
 import { request } from "../api/client";
-import { knownProjects, onProjects, rememberProjects } from "../api/projects";
+import { knownProjects, loadProjects, onProjects } from "../api/projects";
 import { PROJECTS_QUERY } from "../api/queries";
 import type { ProjectsAnswer } from "../api/types";
 
-let asked = false;
-
-/** Ask once per page load for the projects of the readable experiments, datasets and models. */
-function discover(): void {
-  if (asked) return;
-  asked = true;
-  request<ProjectsAnswer>(PROJECTS_QUERY)
-    .then(rememberProjects)
-    .catch(() => {
-      asked = false;
-    });
-}
-
-/** The projects seen so far, updating as answers arrive. */
+/** The projects the token may read (the API's `projects`, asked once per sign-in). */
 export function useProjects(): string[] {
   const [projects, setProjects] = useState(knownProjects);
   useEffect(() => {
-    discover();
-    return onProjects(setProjects);
+    const stop = onProjects(setProjects);
+    loadProjects(() => request<ProjectsAnswer>(PROJECTS_QUERY));
+    setProjects(knownProjects());
+    return stop;
   }, []);
   return projects;
 }
 
-/** A project select: every project the token has been seen to read, plus "all". */
+/** A project select: every project the token may read, plus "all". */
 export function ProjectPicker({
   value,
   onChange,

@@ -1,6 +1,11 @@
-/** Left-to-right layered layout of a lineage graph with elkjs, memoised by graph content. */
+/**
+ * Left-to-right layered layout of a lineage graph with dagre, memoised by graph content.
+ *
+ * The layout itself (`layoutPositions`) is a pure function of plain data, so it runs the
+ * same in a Web Worker (layout.worker.ts, the browser) and in-process (tests).
+ */
 
-import type { ElkNode } from "elkjs/lib/elk-api";
+import dagre from "@dagrejs/dagre";
 import type { Point } from "./focus";
 import type { GraphData } from "./model";
 
@@ -8,68 +13,57 @@ import type { GraphData } from "./model";
 export const NODE_WIDTH = 210;
 export const NODE_HEIGHT = 66;
 
-/** The part of an ELK instance the layout needs (the worker API or the bundled one). */
-export interface ElkLike {
-  layout(graph: ElkNode): Promise<ElkNode>;
+/** Above this many nodes the cheaper passes are used (measured: see docs/performance.md). */
+export const BIG_GRAPH = 300;
+
+/** What the layout needs: node ids, and edges in the direction data flows (source → derived). */
+export interface LayoutInput {
+  nodes: string[];
+  edges: [string, string][];
+}
+
+/** Something that lays out (the worker in the browser, or `inProcess`). */
+export interface LayoutRunner {
+  layout(input: LayoutInput): Promise<Record<string, Point>>;
 }
 
 /**
- * Layout options: thorough for small graphs, cheaper passes for big ones (measured: a
- * 1,000-node answer lays out in about 1 s once the worker is warm).
+ * The layout input: data flows from a source to what was derived from it, so each API edge
+ * (derived → source) is laid out from its `to` to its `from`, sources on the left. Sorted,
+ * so the same graph always lays out the same.
  */
-export function layoutOptions(nodeCount: number): Record<string, string> {
-  const options: Record<string, string> = {
-    "elk.algorithm": "layered",
-    "elk.direction": "RIGHT",
-    "elk.spacing.nodeNode": "24",
-    "elk.layered.spacing.nodeNodeBetweenLayers": "90",
-    "elk.spacing.componentComponent": "40",
-    "elk.edgeRouting": "POLYLINE",
-  };
-  if (nodeCount > 120) {
-    options["elk.layered.thoroughness"] = "1";
-    options["elk.layered.crossingMinimization.greedySwitch.type"] = "OFF";
-    options["elk.layered.layering.strategy"] = "LONGEST_PATH";
-    options["elk.layered.unnecessaryBendpoints"] = "false";
-  }
-  if (nodeCount > 500) {
-    // Keeps the (sorted) input order within layers instead of sweeping: much cheaper.
-    options["elk.layered.crossingMinimization.strategy"] = "INTERACTIVE";
-  }
-  return options;
+export function toLayoutInput(graph: GraphData): LayoutInput {
+  const edges: [string, string][] = [];
+  for (const e of graph.edges.values()) if (e.from !== e.to) edges.push([e.to, e.from]);
+  edges.sort((a, b) => (a[0] + "\n" + a[1] < b[0] + "\n" + b[1] ? -1 : 1));
+  return { nodes: [...graph.nodes.keys()].sort(), edges };
 }
 
 /**
- * A synthetic graph of `n` nodes (a tree with some cross edges), laid out once when the
- * worker starts so that its code is compiled and optimised before the first real answer.
+ * Top-left corners of each node. Small graphs get dagre's full passes (network-simplex ranks,
+ * the crossing-reduction sweeps); big ones longest-path ranks and one ordering heuristic,
+ * several times cheaper.
  */
-export function warmUpGraph(n: number): ElkNode {
-  const children: ElkNode[] = [];
-  const edges: { id: string; sources: string[]; targets: string[] }[] = [];
-  for (let i = 0; i < n; i++) {
-    children.push({ id: `w${i}`, width: NODE_WIDTH, height: NODE_HEIGHT });
-    if (i > 0) edges.push({ id: `t${i}`, sources: [`w${Math.floor((i - 1) / 3)}`], targets: [`w${i}`] });
-    if (i > 10 && i % 7 === 0) edges.push({ id: `c${i}`, sources: [`w${i - 5}`], targets: [`w${i}`] });
+export function layoutPositions(input: LayoutInput): Record<string, Point> {
+  const big = input.nodes.length > BIG_GRAPH;
+  const g = new dagre.graphlib.Graph({ multigraph: false });
+  g.setGraph({ rankdir: "LR", nodesep: 24, ranksep: 90, marginx: 10, marginy: 10, ranker: big ? "longest-path" : "network-simplex" });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const id of input.nodes) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
+  for (const [source, target] of input.edges) g.setEdge(source, target);
+  dagre.layout(g, { disableOptimalOrderHeuristic: big });
+  const out: Record<string, Point> = {};
+  for (const id of input.nodes) {
+    const n = g.node(id);
+    out[id] = { x: n.x - NODE_WIDTH / 2, y: n.y - NODE_HEIGHT / 2 };
   }
-  return { id: `warm${n}`, layoutOptions: layoutOptions(n), children, edges };
+  return out;
 }
 
-/**
- * The ELK graph: data flows from a source to what was derived from it, so each API edge
- * (derived → source) is laid out from its `to` to its `from`, sources on the left.
- */
-export function toElk(graph: GraphData): ElkNode {
-  const ids = [...graph.nodes.keys()].sort();
-  return {
-    id: "root",
-    layoutOptions: layoutOptions(ids.length),
-    children: ids.map((id) => ({ id, width: NODE_WIDTH, height: NODE_HEIGHT })),
-    edges: [...graph.edges.values()]
-      .filter((e) => e.from !== e.to)
-      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .map((e) => ({ id: e.key, sources: [e.to], targets: [e.from] })),
-  };
-}
+/** The runner that lays out on the calling thread. */
+export const inProcess: LayoutRunner = {
+  layout: (input) => Promise.resolve(layoutPositions(input)),
+};
 
 /** A content signature: the same nodes and edges lay out the same. */
 export function signature(graph: GraphData): string {
@@ -80,13 +74,11 @@ const cache = new Map<string, Map<string, Point>>();
 const CACHE_SIZE = 16;
 
 /** Node positions (top-left corners); answers from the cache when the graph was laid out. */
-export async function layoutGraph(elk: ElkLike, graph: GraphData): Promise<Map<string, Point>> {
+export async function layoutGraph(runner: LayoutRunner, graph: GraphData): Promise<Map<string, Point>> {
   const key = signature(graph);
   const hit = cache.get(key);
   if (hit) return hit;
-  const result = await elk.layout(toElk(graph));
-  const positions = new Map<string, Point>();
-  for (const child of result.children ?? []) positions.set(child.id, { x: child.x ?? 0, y: child.y ?? 0 });
+  const positions = new Map(Object.entries(await runner.layout(toLayoutInput(graph))));
   cache.set(key, positions);
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   return positions;

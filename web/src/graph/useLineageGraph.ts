@@ -3,30 +3,14 @@ import { request } from "../api/client";
 import { rememberProjects } from "../api/projects";
 import { LINEAGE_QUERY } from "../api/queries";
 import type { LineageAnswer } from "../api/types";
-import { apiDirection, type Direction } from "../routes/route";
-import { elk } from "./elk";
 import type { Point } from "./focus";
 import { layoutGraph, signature } from "./layout";
+import { layoutWorker } from "./layoutWorker";
+import { fetchLineage, lineageVariables, type LineageArgs } from "./lineageRequest";
+
+export type { LineageArgs };
 import { fromLineage, unionGraphs, type GraphData } from "./model";
 import { markExpandPainted, markLineageDrawn } from "./perf";
-
-export interface LineageArgs {
-  id: string;
-  direction: Direction;
-  depth: number;
-  types: string[];
-  asOf: string;
-}
-
-function variables(args: LineageArgs, id: string, depth: number): Record<string, unknown> {
-  return {
-    id,
-    direction: apiDirection(args.direction),
-    depth,
-    types: args.types.length ? args.types : null,
-    asOf: args.asOf || null,
-  };
-}
 
 export interface LineageState {
   graph: GraphData | null;
@@ -43,7 +27,7 @@ export interface LineageState {
 
 /**
  * The lineage answer of the route's arguments, with expansions (depth-1 answers from a node,
- * same direction, types and as-of) merged in, laid out by elk in a worker.
+ * same direction, types and as-of) merged in, laid out by dagre in a worker.
  */
 export function useLineageGraph(args: LineageArgs): LineageState {
   const key = JSON.stringify(args);
@@ -68,7 +52,7 @@ export function useLineageGraph(args: LineageArgs): LineageState {
     setBase(null);
     setExpansions(new Map());
     setPositions(null);
-    request<LineageAnswer>(LINEAGE_QUERY, variables(parsed, parsed.id, parsed.depth))
+    fetchLineage(parsed)
       .then((answer) => {
         if (!live) return;
         rememberProjects(answer);
@@ -96,7 +80,7 @@ export function useLineageGraph(args: LineageArgs): LineageState {
     let live = true;
     const sig = graphSig;
     const started = performance.now();
-    layoutGraph(elk(), graph)
+    layoutGraph(layoutWorker(), graph)
       .then((p) => {
         if (!live) return;
         (window.__provgraphPerf ??= {}).layoutMs = performance.now() - started;
@@ -132,7 +116,7 @@ export function useLineageGraph(args: LineageArgs): LineageState {
       setExpanding(id);
       setExpandNotice(null);
       const at = performance.now();
-      request<LineageAnswer>(LINEAGE_QUERY, variables(parsed, id, 1))
+      request<LineageAnswer>(LINEAGE_QUERY, lineageVariables(parsed, id, 1))
         .then((answer) => {
           rememberProjects(answer);
           if (!answer.lineage) {

@@ -15,6 +15,11 @@ describe("whoisVariables", () => {
     expect(whoisVariables("sha256:0123456789abcdef0123", "")).toMatchObject({ byChecksum: true, byUri: false });
     expect(whoisVariables("resnet", "RUN")).toMatchObject({ byChecksum: false, byUri: false, types: ["RUN"] });
   });
+  it("passes the chosen project to the search, none when all projects are chosen", () => {
+    expect(whoisVariables("resnet", "RUN", "vision").project).toBe("vision");
+    expect(whoisVariables("resnet", "", "").project).toBeNull();
+    expect(whoisVariables("resnet", "").project).toBeNull();
+  });
   it("asks by exact id only for an id-looking text", () => {
     expect(whoisVariables("dataset:demo/web-corpus@v1", "").byId).toBe(true);
     expect(whoisVariables("run:0b6c0e1a-5d1e-4a8e-9f00-1234", "").byId).toBe(true);

@@ -6,6 +6,8 @@ export interface WhoisVariables {
   text: string;
   id: string;
   types: string[] | null;
+  /** The project `search` keeps to (null: every project the token may read). */
+  project: string | null;
   uri: string | null;
   checksum: string | null;
   byUri: boolean;
@@ -28,12 +30,14 @@ export function looksLikeId(q: string): boolean {
   return /^[a-z_]+:[^/]/i.test(q) && !looksLikeUri(q) && !looksLikeChecksum(q);
 }
 
-export function whoisVariables(q: string, type: string): WhoisVariables {
+/** The WHOIS_QUERY variables of a search box text, a type and a project ("" for none). */
+export function whoisVariables(q: string, type: string, project = ""): WhoisVariables {
   const text = q.trim();
   return {
     text,
     id: text,
     types: type ? [type] : null,
+    project: project || null,
     uri: looksLikeUri(text) ? text : null,
     checksum: looksLikeChecksum(text) ? text : null,
     byUri: looksLikeUri(text),
@@ -56,7 +60,10 @@ export function typeName(enumValue: string): string {
     .join("");
 }
 
-/** One list of hits: exact id first, then file matches, then name matches; filtered and deduplicated. */
+/**
+ * One list of hits: exact id first, then file matches, then name matches; deduplicated, and
+ * filtered by type and project (`search` is filtered by the API, the id and file lookups not).
+ */
 export function mergeHits(answer: WhoisAnswer, type: string, project: string): SearchHit[] {
   const hits = new Map<string, SearchHit>();
   const add = (nodes: readonly NodeSummary[] | null | undefined, how: string) => {

@@ -1,16 +1,27 @@
+import { lazy, Suspense, type ReactNode } from "react";
+import { Loading } from "../components/Status";
+import { prefetchLineage } from "../graph/lineageRequest";
 import type { Route } from "../routes/route";
-import { BestPage } from "./BestPage";
-import { ComparePage } from "./ComparePage";
-import { DiffPage } from "./DiffPage";
-import { DigestPage } from "./DigestPage";
-import { ImpactPage } from "./ImpactPage";
-import { LineagePage } from "./LineagePage";
-import { NodePage } from "./NodePage";
-import { ReproducePage } from "./ReproducePage";
-import { SearchPage } from "./SearchPage";
 
-/** The page of a route. */
+// Each page is its own chunk, fetched when first shown: the first page of a deep link does
+// not wait for the code of the others (the graph drawing, the charts).
+const BestPage = lazy(() => import("./BestPage").then((m) => ({ default: m.BestPage })));
+const ComparePage = lazy(() => import("./ComparePage").then((m) => ({ default: m.ComparePage })));
+const DiffPage = lazy(() => import("./DiffPage").then((m) => ({ default: m.DiffPage })));
+const DigestPage = lazy(() => import("./DigestPage").then((m) => ({ default: m.DigestPage })));
+const ImpactPage = lazy(() => import("./ImpactPage").then((m) => ({ default: m.ImpactPage })));
+const LineagePage = lazy(() => import("./LineagePage").then((m) => ({ default: m.LineagePage })));
+const NodePage = lazy(() => import("./NodePage").then((m) => ({ default: m.NodePage })));
+const ReproducePage = lazy(() => import("./ReproducePage").then((m) => ({ default: m.ReproducePage })));
+const SearchPage = lazy(() => import("./SearchPage").then((m) => ({ default: m.SearchPage })));
+
+/** The page of a route, once its code is loaded. */
 export function PageFor({ route }: { route: Route }) {
+  if (route.page === "lineage") prefetchLineage(route);
+  return <Suspense fallback={<Loading what="Loading the page" />}>{page(route)}</Suspense>;
+}
+
+function page(route: Route): ReactNode {
   switch (route.page) {
     case "search":
       return <SearchPage route={route} />;

@@ -25,7 +25,8 @@ export function SearchPage({ route }: { route: SearchRoute }) {
     setProject(route.project);
   }, [route.q, route.type, route.project]);
 
-  const { data, error, loading } = useQuery<WhoisAnswer>(WHOIS_QUERY, { ...whoisVariables(route.q, route.type) }, !route.q.trim());
+  const variables = { ...whoisVariables(route.q, route.type, route.project) };
+  const { data, error, loading } = useQuery<WhoisAnswer>(WHOIS_QUERY, variables, !route.q.trim());
   const hits = data ? mergeHits(data, route.type, route.project) : [];
 
   const submit = (e: FormEvent) => {

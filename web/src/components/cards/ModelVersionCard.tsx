@@ -1,4 +1,4 @@
-import type { Json, NodeCard, Ref } from "../../api/types";
+import type { Json, ModelFeedback, NodeCard, Ref } from "../../api/types";
 import { asObject, text } from "../../lib/json";
 import { link } from "../../routes/route";
 import { Field, Fields, ObjectFields, Value } from "../Field";
@@ -31,15 +31,73 @@ interface ModelVersionFields {
   }[];
   deployments: { id: string; name: string | null; endpoint: string | null; deploymentEnvironment: string | null; status: string | null }[];
   fineTunes: Ref[];
+  feedback: ModelFeedback[];
 }
 
 const refLabel = (r: Ref) => [r.name, r.version].filter(Boolean).join(" ") || r.id;
 
+/** The production feedback events that named the version (`ModelVersion.feedback`), newest first. */
+function FeedbackTable({ feedback }: { feedback: readonly ModelFeedback[] }) {
+  if (!feedback.length) {
+    return (
+      <p className="muted" data-field="feedback">
+        No feedback recorded.
+      </p>
+    );
+  }
+  return (
+    <>
+      <table data-field="feedback">
+        <thead>
+          <tr>
+            <th>When</th>
+            <th>Deployment</th>
+            <th>Recorded by</th>
+            <th>Metrics</th>
+            <th>Incidents</th>
+          </tr>
+        </thead>
+        <tbody>
+          {feedback.map((f) => (
+            <tr key={f.eventId} data-feedback-event={f.eventId}>
+              <td>{f.at}</td>
+              <td>{f.deployment ? <NodeLink id={f.deployment.id} type="Deployment" label={f.deployment.name} /> : "—"}</td>
+              <td>{f.principal ?? f.actor ?? "—"}</td>
+              <td>
+                {Object.entries(asObject(f.metrics))
+                  .map(([k, v]) => `${k} ${text(v)}`)
+                  .join(", ") || "—"}
+              </td>
+              <td>
+                {f.incidents?.length
+                  ? f.incidents.map((i, n) => (
+                      <div key={n}>
+                        {i.severity ? <strong>{i.severity}</strong> : null} {text(i.summary)}
+                        {i.reference ? (
+                          <>
+                            {" "}
+                            <code>{i.reference}</code>
+                          </>
+                        ) : null}
+                      </div>
+                    ))
+                  : "—"}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted">
+        A deployment keeps the metrics and incidents of its latest feedback only: earlier ones show "—" here and stay
+        in the event history.
+      </p>
+    </>
+  );
+}
+
 /** A model version: origin, evaluations, scope, approval, deployments, feedback. */
 export function ModelVersionCard({ node }: { node: NodeCard }) {
   const m = node as unknown as NodeCard & ModelVersionFields;
-  const props = asObject(node.properties);
-  const feedback = props.feedback;
   return (
     <>
       <section>
@@ -179,13 +237,7 @@ export function ModelVersionCard({ node }: { node: NodeCard }) {
       </section>
       <section>
         <h3>Feedback</h3>
-        {feedback != null ? (
-          <pre data-field="feedback">{text(feedback)}</pre>
-        ) : (
-          <p className="muted" data-field="feedback">
-            No feedback on this version's card (the weekly digest lists feedback events).
-          </p>
-        )}
+        <FeedbackTable feedback={m.feedback} />
       </section>
     </>
   );

@@ -1,5 +1,5 @@
 import { RESUME_QUERY } from "../../api/queries";
-import type { CheckpointInfo, EnvironmentInfo, Json, NodeCard, NodeSummary, Ref, ResumeAnswer, ResumeLink } from "../../api/types";
+import type { CheckpointInfo, EnvironmentInfo, Json, NodeCard, NodeSummary, Ref, ResumeAnswer, ResumeLink, RunResources } from "../../api/types";
 import { useQuery } from "../../api/useQuery";
 import { metricCurves } from "../../lib/curves";
 import { asObject, flatten, text } from "../../lib/json";
@@ -23,6 +23,7 @@ interface RunFields {
   abortReason: string | null;
   code: { repo: string | null; commit: string | null; dirty: boolean | null };
   error: { type: string | null; message: string | null; traceback: string | null } | null;
+  resources: RunResources | null;
   experiment: { id: string; number: number | null; key: string | null; goal: string | null } | null;
   inputs: { role: string | null; datasetVersion: Ref }[];
   environment: EnvironmentInfo | null;
@@ -87,10 +88,40 @@ function ResumeItem({ link, seen }: { link: ResumeLink; seen: ReadonlySet<string
 
 const refLabel = (r: Ref) => [r.name, r.version].filter(Boolean).join(" ") || r.id;
 
+/** The compute the run's start recorded (`Run.resources`), each value a `resources.<field>`. */
+function ResourcesFields({ resources }: { resources: RunResources | null }) {
+  if (!resources) {
+    return (
+      <p className="muted" data-field="resources">
+        No resources recorded.
+      </p>
+    );
+  }
+  const extra = asObject(resources.extra);
+  return (
+    <>
+      <Fields>
+        <Field name="resources.numNodes" label="Machines">
+          <Value value={resources.numNodes} />
+        </Field>
+        <Field name="resources.devicesPerNode" label="Accelerators per machine">
+          <Value value={resources.devicesPerNode} />
+        </Field>
+        <Field name="resources.accelerator" label="Accelerator">
+          <Value value={resources.accelerator} />
+        </Field>
+        <Field name="resources.parallelism" label="Parallelism">
+          {resources.parallelism.length ? resources.parallelism.map((d) => `${d.name} ${d.degree}`).join(", ") : "—"}
+        </Field>
+      </Fields>
+      {Object.keys(extra).length > 0 && <ObjectFields prefix="resources.extra" value={extra} />}
+    </>
+  );
+}
+
 /** A run: experiment, params, environment, code, inputs, resources, checkpoints, curves, outcome. */
 export function RunCard({ node }: { node: NodeCard }) {
   const r = node as unknown as NodeCard & RunFields;
-  const props = asObject(node.properties);
   const ended = r.status === "completed" || r.status === "failed";
   const curves = metricCurves(r.checkpoints);
   const inputsByRole = new Map<string, Ref[]>();
@@ -231,7 +262,7 @@ export function RunCard({ node }: { node: NodeCard }) {
       </section>
       <section>
         <h3>Resources</h3>
-        <ObjectFields prefix="resources" value={asObject(props.resources)} />
+        <ResourcesFields resources={r.resources} />
       </section>
       <section>
         <h3>Metrics</h3>

@@ -6,7 +6,8 @@ A list of 50 runs asking for `inputs` makes one `ReadModel.neighbours` call, not
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 from strawberry.dataloader import DataLoader
 
@@ -18,6 +19,7 @@ Pair = tuple[EdgeView, NodeView]
 NeighbourKey = tuple[str, Direction, str | None]
 NodeBatch = Callable[[list[str]], Awaitable[Sequence[NodeView | None]]]
 NeighbourBatch = Callable[[list[str]], Awaitable[Sequence[list[Pair]]]]
+T = TypeVar("T")
 
 
 class Loaders:
@@ -28,6 +30,7 @@ class Loaders:
         self._scope = scope
         self._nodes: dict[str | None, DataLoader[str, NodeView | None]] = {}
         self._neighbours: dict[NeighbourKey, DataLoader[str, list[Pair]]] = {}
+        self._batched: dict[Hashable, DataLoader[str, Any]] = {}
 
     def node(self, as_of: str | None) -> DataLoader[str, NodeView | None]:
         """Nodes by id (batched into one `ReadModel.nodes` call)."""
@@ -43,6 +46,20 @@ class Loaders:
         if key not in self._neighbours:
             self._neighbours[key] = DataLoader(load_fn=self._load_neighbours(key))
         return self._neighbours[key]
+
+    def batched(
+        self, key: Hashable, fetch: Callable[[list[str]], Sequence[T]]
+    ) -> DataLoader[str, T]:
+        """Values by node id from `fetch`, a blocking read of a whole batch (one answer per id,
+        in order); one loader per `key`, which must name everything `fetch` depends on."""
+        if key not in self._batched:
+
+            async def load(ids: list[str]) -> Sequence[T]:
+                return await asyncio.to_thread(fetch, ids)
+
+            self._batched[key] = DataLoader(load_fn=load)
+        loader: DataLoader[str, T] = self._batched[key]
+        return loader
 
     def _load_nodes(self, as_of: str | None) -> NodeBatch:
         async def load(ids: list[str]) -> Sequence[NodeView | None]:

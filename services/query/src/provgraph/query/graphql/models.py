@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.scalars import JSON
 
+from provgraph.query.graphql.feedback import ModelFeedback, feedback_field
 from provgraph.query.graphql.fields import as_float, decoded, flag, strings, text
 from provgraph.query.graphql.node import DOWN, UP, Node, linked, neighbour, neighbours, register
 from provgraph.query.graphql.refs import CheckpointRef, DatasetVersionRef, EnvironmentRef, RunRef
@@ -44,6 +45,7 @@ class ModelVersion(Node):
     fine_tunes: list[RunRef] = neighbours(
         Rel.STARTED_FROM, DOWN, Label.RUN, "Runs that started from this version (fine-tunes)."
     )
+    feedback: list[ModelFeedback] = feedback_field()
 
 
 @register(Label.EVALUATION)

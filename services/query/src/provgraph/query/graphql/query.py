@@ -94,14 +94,29 @@ class LookupQuery:
         )
         return NodeConnection(items=[to_node(v) for v in page.items], next_cursor=page.next_cursor)
 
-    @field(description="Case-insensitive search over names and ids.")
+    @field(description="Case-insensitive search over names and ids, within `project` if given.")
     async def search(
-        self, info: Info, text: str, types: list[NodeType] | None = None, first: int | None = None
+        self,
+        info: Info,
+        text: str,
+        types: list[NodeType] | None = None,
+        first: int | None = None,
+        project: str | None = None,
     ) -> list[Node]:
         ctx = info.context
         size = page_size(first, ctx.settings)
-        found = await ctx.call(ctx.reader.search, text, ctx.scope, types=labels(types), first=size)
+        found = await ctx.call(
+            ctx.reader.search, text, ctx.scope, types=labels(types), first=size, project=project
+        )
         return [to_node(v) for v in found]
+
+    @field(
+        description="The projects the caller may read that hold a node (their access grants "
+        "count), by name; every project of the graph for a caller who reads everything."
+    )
+    async def projects(self, info: Info) -> list[str]:
+        ctx = info.context
+        return await ctx.call(ctx.reader.projects, ctx.scope)
 
     @field(description="What a file is: versions stored at `uri` or with `checksum`.")
     async def artifact(

@@ -8,6 +8,8 @@ from strawberry.scalars import JSON
 from provgraph.query.graphql.fields import (
     Props,
     as_bool,
+    as_int,
+    as_text,
     decoded,
     integer,
     number,
@@ -18,7 +20,7 @@ from provgraph.query.graphql.fields import (
 from provgraph.query.graphql.node import DOWN, UP, Node, linked, neighbour, neighbours, register
 from provgraph.query.graphql.refs import DatasetVersionRef, ModelVersionRef
 from provgraph.schemas.graph import Label, Rel
-from provgraph.schemas.storage import PARAMS, record_key
+from provgraph.schemas.storage import PARAMS, decode_json, record_key
 
 
 @register(Label.EXPERIMENT)
@@ -58,6 +60,44 @@ class RunError:
         return None if found["type"] is None and found["message"] is None else cls(**found)
 
 
+@strawberry.type(description="How many ways a run was split along one kind of parallelism.")
+class ParallelismDegree:
+    name: str = strawberry.field(description="The kind, e.g. `data`, `tensor`, `pipeline`.")
+    degree: int
+
+
+@strawberry.type(description="The compute a run used, as its `run.started` event recorded it.")
+class RunResources:
+    num_nodes: int | None = strawberry.field(description="Machines (hosts) the run used.")
+    devices_per_node: int | None = strawberry.field(description="Accelerators on each machine.")
+    accelerator: str | None = strawberry.field(description="The accelerator type, e.g. `H100`.")
+    parallelism: list[ParallelismDegree] = strawberry.field(description="By kind, sorted.")
+    extra: JSON = strawberry.field(description="Anything else recorded: {name: value}.")
+
+    @classmethod
+    def of(cls, props: Props) -> RunResources | None:
+        """The stored `resources` of a run; None when none were recorded (or unreadable)."""
+        found = decode_json(props, "resources")
+        if not isinstance(found, dict):
+            return None
+        degrees, extra = found.get("parallelism"), found.get("extra")
+        return cls(
+            num_nodes=as_int(found.get("num_nodes")),
+            devices_per_node=as_int(found.get("devices_per_node")),
+            accelerator=as_text(found.get("accelerator")),
+            parallelism=_degrees(degrees if isinstance(degrees, dict) else {}),
+            extra=JSON(extra if isinstance(extra, dict) else {}),
+        )
+
+
+def _degrees(by_kind: Props) -> list[ParallelismDegree]:
+    return [
+        ParallelismDegree(name=str(kind), degree=degree)
+        for kind, degree in sorted(by_kind.items())
+        if isinstance(degree, int) and not isinstance(degree, bool)
+    ]
+
+
 @strawberry.type(description="A USED edge of a run: a dataset version in a role.")
 class RunInput:
     role: str | None
@@ -81,6 +121,9 @@ class Run(Node):
     abort_reason: str | None = text("abort_reason")
     code: CodeRef = stored(CodeRef.of)
     error: RunError | None = stored(RunError.of)
+    resources: RunResources | None = stored(
+        RunResources.of, "The compute it used (machines, accelerators, parallelism)."
+    )
     experiment: Experiment | None = neighbour(Rel.PART_OF, UP, Label.EXPERIMENT)
     inputs: list[RunInput] = linked(
         Rel.USED,

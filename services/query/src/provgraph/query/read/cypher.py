@@ -131,11 +131,21 @@ LIMIT $fetch
 SEARCH = f"""
 MATCH (n:{Label.ENTITY})
 WHERE {visible("n")} AND {live("n")}
+  AND ($project IS NULL OR n.{PROJECT} = $project)
   AND (toLower(coalesce(n.name, '')) CONTAINS $text OR toLower(n.id) CONTAINS $text)
   AND (size($types) = 0 OR any(label IN labels(n) WHERE label IN $types))
 RETURN n
 ORDER BY n.id
 LIMIT $fetch
+"""
+
+# The projects of the nodes the caller may read (a project's access grants are a node of it);
+# token holders are bookkeeping of the system project, not a project's content.
+PROJECTS = f"""
+MATCH (n:{Label.ENTITY})
+WHERE n.{PROJECT} IS NOT NULL AND NOT n:{Label.PRINCIPAL} AND {visible("n")}
+RETURN DISTINCT n.{PROJECT} AS project
+ORDER BY project
 """
 
 # One round trip tells "no such node" (no row) from "no events" (an empty list).
@@ -706,6 +716,34 @@ RETURN r {{.id, .{PROJECT}, .name, .run_number, .status, .started_at, .ended_at}
        head(COLLECT {{
            MATCH (r)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT}:{Label.ENTITY})
            WHERE {visible("x")} RETURN x.id ORDER BY x.id LIMIT 1 }}) AS experiment
+"""
+
+# ---- a model version's feedback (`read/feedback_reads.py`) ----------------------------------
+
+# For each model version of $ids, the readable feedback events that named it, newest first
+# (at most $fetch), each with the deployment that recorded it. A deployment keeps only the
+# latest metrics and incidents any of its feedback recorded; the version stamp beside each
+# (`<occurred_at>|<event_id>`, never answered) tells which event they came from, so an event's
+# own values are answered while the deployment still holds them, and null once a later one
+# replaced them.
+MODEL_FEEDBACK = f"""
+UNWIND $ids AS id
+MATCH (v:{Label.MODEL_VERSION}:{Label.ENTITY} {{id: id}})
+WHERE {visible("v")}
+RETURN id, COLLECT {{
+    MATCH (e:{APPLIED_EVENT_LABEL} {{event_type: $event_type}})-[:{TOUCHED_REL}]->(v)
+    WHERE ($all OR e.{PROJECT} IN $projects) AND ($as_of IS NULL OR e.occurred_at <= $as_of)
+    WITH e ORDER BY e.occurred_at DESC, e.event_id DESC LIMIT $fetch
+    OPTIONAL MATCH (e)-[:{TOUCHED_REL}]->(d:{Label.DEPLOYMENT}:{Label.ENTITY} {{id: e.subject}})
+    WHERE {visible("d")}
+    RETURN {{event_id: e.event_id, at: e.occurred_at, actor: e.actor, principal: e.principal,
+             deployment: d,
+             metrics: CASE WHEN d[$metrics_v] ENDS WITH '|' + e.event_id
+                           THEN d[$metrics] END,
+             incidents: CASE WHEN d[$incidents_v] ENDS WITH '|' + e.event_id
+                             THEN d[$incidents] END}} AS item
+    ORDER BY item.at DESC, item.event_id DESC
+}} AS feedback
 """
 
 # ---- the digest and the checkpoint advice ---------------------------------------------------

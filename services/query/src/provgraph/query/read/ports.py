@@ -81,9 +81,20 @@ class ReadModel(Protocol):
         """Nodes of a type with filters, ordered by (first_seen_at, id), cursor-paginated."""
 
     def search(
-        self, text: str, scope: Scope, *, types: Sequence[str] = (), first: int = 50
+        self,
+        text: str,
+        scope: Scope,
+        *,
+        types: Sequence[str] = (),
+        first: int = 50,
+        project: str | None = None,
     ) -> list[NodeView]:
-        """Case-insensitive substring search over names and ids."""
+        """Case-insensitive substring search over names and ids (within `project` when
+        given)."""
+
+    def projects(self, scope: Scope) -> list[str]:
+        """The projects of the nodes the caller may read, by name (every project that has a
+        node for a caller who reads everything); token holders' nodes do not count."""
 
     def lineage(
         self,

@@ -159,12 +159,28 @@ class GraphReader:
         return Page(items=tuple(items), next_cursor=cursor)
 
     def search(
-        self, text: str, scope: Scope, *, types: Sequence[str] = (), first: int = 50
+        self,
+        text: str,
+        scope: Scope,
+        *,
+        types: Sequence[str] = (),
+        first: int = 50,
+        project: str | None = None,
     ) -> list[NodeView]:
-        """Case-insensitive substring search over names and ids (live nodes only)."""
+        """Case-insensitive substring search over names and ids (live nodes only), within
+        `project` when given."""
         labels = [label_of(t).value for t in types]
-        params = {"text": text.lower(), "types": labels, "fetch": self._page_size(first)}
+        params = {
+            "text": text.lower(),
+            "types": labels,
+            "fetch": self._page_size(first),
+            "project": project,
+        }
         return [node_view(r["n"]) for r in self._read(cypher.SEARCH, scope, params)]
+
+    def projects(self, scope: Scope) -> list[str]:
+        """The projects of the nodes the caller may read, by name (not token holders')."""
+        return [str(r["project"]) for r in self._read(cypher.PROJECTS, scope, {})]
 
     def artifact(
         self, scope: Scope, *, uri: str | None = None, checksum: str | None = None

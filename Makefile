@@ -79,7 +79,10 @@ status: install
 logs: install
 	$(BIN)/provgraph infra logs
 
+# The explorer's own unit tests (vitest) first, then every Python test (the browser tests of
+# tests/e2e/explorer drive Debian's Chromium against the build).
 test: infra-up ui
+	cd web && npm test
 	$(WITH_ENV) $(BIN)/pytest $(PYTEST_ARGS)
 
 test-unit: install

@@ -2,7 +2,9 @@
 
 Two cases, chosen by the size of the GraphQL `lineage` answer (root included): the one closest
 to ~200 nodes and the one closest to ~1,000 nodes among the workload's start nodes (query_roots:
-shipped model versions upstream, raw dataset versions downstream) at depths 1..20, with the
+shipped model versions upstream, raw dataset versions downstream) and the raw version of a wide
+project written beside the workload (benchmarks/explorer_story.py: the workload's own answers
+stop near 200 nodes at every scale, its projects being self-contained) at depths 1..20, with the
 arguments the page sends (no `types`, no `asOf`, the service's default limit). When no answer
 comes within half of a target (small workloads), the largest answer is drawn instead and the
 row says so. Per sample, a fresh page of one browser context loads
@@ -38,17 +40,21 @@ import uvicorn
 from neo4j import Driver
 from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright
 
+from benchmarks.explorer_story import raw_version, wide_events
 from benchmarks.gql import GraphQL
 from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, percentile, ratio
 from benchmarks.servers import PrivateInfra, free_port
 from provgraph.core.server import JsonErrorH11Protocol
+from provgraph.ingest.projection import project_event
+from provgraph.ingest.writer import GraphWriter
 from provgraph.query.http.app import create_app
 from provgraph.query.settings import QuerySettings
 
 ROOT = Path(__file__).resolve().parents[1]
 UI_DIR = Path(os.environ.get("PROVGRAPH_UI_DIR") or ROOT / "web" / "dist")
 TARGETS = (200, 1000)  # answer sizes (nodes, root included) the two cases aim at
+WIDE_FAN = 500  # shards of the wide project (benchmarks/explorer_story.py): 1,001 nodes at d=2
 DEPTHS = range(1, 21)
 WAIT_MS = 60_000
 _TOKEN_KEY = "provgraph.token"  # the service runs with auth disabled: any token is accepted
@@ -205,7 +211,7 @@ class Sample:
     all_nodes_ms: float  # navigation start -> the last `[data-node-id]` element present
     expand_ms: float  # click -> `expand-painted`
     answered_ms: float  # the page's own fetch of the answer (window.__provgraphPerf)
-    layout_ms: float  # the page's elk layout of the last graph
+    layout_ms: float  # the page's dagre layout (in its worker) of the last graph
 
 
 class PageRun:
@@ -329,8 +335,10 @@ def run(infra: PrivateInfra, tops: list[str], bottoms: list[str], samples: int) 
     least 20)."""
     if not (UI_DIR / "index.html").is_file():
         raise BenchmarkError(f"explorer: the explorer is not built in {UI_DIR} (`make ui`)")
+    # The workload's answers stop near 200 nodes: a wide project beside it has ~1,000-node ones.
+    GraphWriter(infra.driver).write([project_event(e) for e in wide_events(WIDE_FAN)])
     gql = GraphQL(infra.driver)
-    cases = pick_cases(gql, tops, bottoms)
+    cases = pick_cases(gql, tops, [*bottoms, raw_version()])
     for case in cases:
         _frontier(gql, case)
         print(f"    {case.label}: {len(case.nodes)} nodes, {case.what()}", flush=True)

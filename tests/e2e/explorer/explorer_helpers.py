@@ -127,6 +127,13 @@ def node_route(node: str) -> str:
     return f"/node/{quote(node, safe='')}"
 
 
+def page_route(page: str, *ids: str, **params: str) -> str:
+    """The hash route (without `#`) of a page on ids: `/diff/<a>/<b>`, `/best/<model>?...`."""
+    path = "".join(f"/{quote(i, safe='')}" for i in ids)
+    query = urlencode(params, quote_via=quote)
+    return f"/{page}{path}{'?' + query if query else ''}"
+
+
 def js_text(value: Any) -> str:
     """A value as the explorer's `text()` shows it (JavaScript's number formatting)."""
     if value is None:
@@ -174,6 +181,15 @@ class Api:
         body: dict[str, Any] = answer.json()
         return body
 
+    def data(
+        self, token: str, query: str, variables: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The `data` of an answer that must have no errors."""
+        body = self.graphql(token, query, variables)
+        assert "errors" not in body, body
+        data: dict[str, Any] = body["data"]
+        return data
+
     def lineage(
         self,
         token: str,
@@ -215,6 +231,16 @@ _EDGES_SETTLED = """() => {
   const m = counts && /^(\\d+) nodes, (\\d+) edges$/.exec(counts.textContent.trim());
   return !!m && document.querySelectorAll('[data-edge]').length === Number(m[2]);
 }"""
+
+
+_ROWS = """(els, cell) => els.map(e => ({
+  attrs: Object.fromEntries([...e.attributes].filter(a => a.name.startsWith('data-'))
+    .map(a => [a.name, a.value])),
+  cells: Object.fromEntries([...e.querySelectorAll(`[${cell}]`)]
+    .map(c => [c.getAttribute(cell), c.textContent.trim()])),
+  links: [...e.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
+  text: e.textContent.trim(),
+}))"""
 
 
 @dataclass
@@ -278,6 +304,38 @@ class Explorer:
             "[data-edge]", "els => els.map(e => e.getAttribute('data-edge'))"
         )
         return set(nodes), set(edges)
+
+    def attrs(self, selector: str, name: str) -> list[str | None]:
+        """The attribute `name` of every element matching `selector`, in document order."""
+        values: list[str | None] = self.page.eval_on_selector_all(
+            selector, "(els, name) => els.map(e => e.getAttribute(name))", name
+        )
+        return values
+
+    def texts(self, selector: str) -> list[str]:
+        """The text (trimmed `textContent`) of every element matching `selector`."""
+        values: list[str] = self.page.eval_on_selector_all(
+            selector, "els => els.map(e => e.textContent.trim())"
+        )
+        return values
+
+    def rows(self, selector: str, cell: str = "data-field") -> list[dict[str, Any]]:
+        """Every element matching `selector` (a table row, a list item), in one round trip:
+        `attrs` its `data-*` attributes, `cells` the text of each element inside it that
+        carries the attribute `cell` (by that attribute's value), `links` every link's href
+        inside it, `text` its whole text."""
+        found: list[dict[str, Any]] = self.page.eval_on_selector_all(selector, _ROWS, cell)
+        return found
+
+    def allow_clipboard(self) -> None:
+        """Let the page write (and the test read) the clipboard, for the copy buttons."""
+        self.page.context.grant_permissions(
+            ["clipboard-read", "clipboard-write"], origin=self.base_url
+        )
+
+    def clipboard(self) -> str:
+        """What the clipboard holds (after `allow_clipboard`)."""
+        return str(self.page.evaluate("() => navigator.clipboard.readText()"))
 
     def fields(self) -> dict[str, str]:
         """Every `data-field` of the page and its text (the first one of a name)."""

@@ -2,7 +2,7 @@ import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { LineageData, NodeSummary } from "../api/types";
 import { fromLineage, shortestPath } from "../graph/model";
-import { LineageGraph } from "./LineageGraph";
+import { backEdgePath, LineageGraph } from "./LineageGraph";
 
 const node = (id: string, type: string, extra: Partial<NodeSummary> = {}): NodeSummary => ({
   id, type, project: "p", firstSeenAt: null, lastEventAt: null, deletedAt: null, placeholder: false, ...extra,
@@ -65,5 +65,17 @@ describe("LineageGraph (server-rendered)", () => {
   it("highlights the path between the two selected nodes", () => {
     expect(html.match(/class="gedge on-path"/g)?.length).toBe(2);
     expect(html.match(/gnode[^"]*on-path/g)?.length).toBe(3);
+  });
+});
+
+describe("backEdgePath", () => {
+  it("runs from the source to the target below both, its label under them", () => {
+    const [path, x, y] = backEdgePath(500, 100, 200, 120);
+    expect(path.startsWith("M 500,100 C")).toBe(true);
+    expect(path.endsWith(" 200,120")).toBe(true);
+    const controlYs = [...path.matchAll(/C ([\d.]+),([\d.]+) ([\d.]+),([\d.]+)/g)].flatMap((m) => [Number(m[2]), Number(m[4])]);
+    expect(Math.min(...controlYs)).toBeGreaterThan(120);
+    expect(x).toBe(350);
+    expect(y).toBeGreaterThan(120);
   });
 });

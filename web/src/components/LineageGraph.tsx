@@ -98,22 +98,44 @@ const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
   );
 });
 
+/**
+ * An edge that runs against the layout's left-to-right flow (a cycle: a run that resumed from
+ * its own checkpoint) loops below its two nodes instead of crossing back through them.
+ */
+export function backEdgePath(sx: number, sy: number, tx: number, ty: number): [string, number, number] {
+  const drop = NODE_HEIGHT * 0.9;
+  const path = `M ${sx},${sy} C ${sx + 70},${sy + drop * 1.6} ${tx - 70},${ty + drop * 1.6} ${tx},${ty}`;
+  return [path, (sx + tx) / 2, Math.max(sy, ty) + drop * 1.2];
+}
+
 const ProvEdgeView = memo(function ProvEdgeView(props: EdgeProps<ProvEdge>) {
-  const [path, labelX, labelY] = getBezierPath(props);
+  const back = props.targetX < props.sourceX;
+  const [path, labelX, labelY] = back
+    ? backEdgePath(props.sourceX, props.sourceY, props.targetX, props.targetY)
+    : getBezierPath(props);
   const onPath = props.data?.onPath ?? false;
+  const [head, ...rest] = (props.data?.label ?? "").split(" · ");
   // A plain SVG text with a halo (see styles.css), not a measured label box: a thousand
-  // edges draw without a second render each.
+  // edges draw without a second render each. The type on one line, its details below.
   return (
     <g data-edge={props.data?.key} className={onPath ? "gedge on-path" : "gedge"}>
       <BaseEdge
         id={props.id}
         path={path}
         markerEnd={props.markerEnd}
-        style={{ strokeWidth: onPath ? 3 : 1.2, stroke: onPath ? "#d97706" : "#667" }}
+        style={{ strokeWidth: onPath ? 3 : 1.2, stroke: onPath ? "#d97706" : "#667", strokeDasharray: back ? "5 4" : undefined }}
       />
-      {props.data?.label && (
+      {head && (
         <text className="gedge-label" x={labelX} y={labelY} textAnchor="middle" dominantBaseline="middle">
-          {props.data.label}
+          <title>{props.data?.label}</title>
+          <tspan x={labelX} dy={rest.length ? "-0.55em" : 0}>
+            {head}
+          </tspan>
+          {rest.length > 0 && (
+            <tspan x={labelX} dy="1.1em">
+              {rest.join(" · ")}
+            </tspan>
+          )}
         </text>
       )}
     </g>

@@ -47,7 +47,7 @@ export function toLayoutInput(graph: GraphData): LayoutInput {
 export function layoutPositions(input: LayoutInput): Record<string, Point> {
   const big = input.nodes.length > BIG_GRAPH;
   const g = new dagre.graphlib.Graph({ multigraph: false });
-  g.setGraph({ rankdir: "LR", nodesep: 24, ranksep: 90, marginx: 10, marginy: 10, ranker: big ? "longest-path" : "network-simplex" });
+  g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 130, marginx: 10, marginy: 10, ranker: big ? "longest-path" : "network-simplex" });
   g.setDefaultEdgeLabel(() => ({}));
   for (const id of input.nodes) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
   for (const [source, target] of input.edges) g.setEdge(source, target);

@@ -39,6 +39,20 @@ function pairRow(section: string, name: string, a: unknown, b: unknown): DiffRow
   return { section, name, a: ta, b: tb, change };
 }
 
+/**
+ * A row whose values differ in an aspect that the answer says did not change (`changed:
+ * false`): shown as the same, with the reason, so that the page highlights what the API counts.
+ */
+function notAChange(row: DiffRow, reason: string): DiffRow {
+  return row.change === "same" ? row : { ...row, change: "same", note: reason };
+}
+
+/** The checkpoints of `resumed` that were not saved by `run` (`checkpoint:<run key>/<step>`). */
+function foreignCheckpoints(resumed: Json[], run: unknown): string[] {
+  const own = typeof run === "string" ? `checkpoint:${run.replace(/^run:/, "")}/` : null;
+  return resumed.map(text).filter((id) => own === null || !id.startsWith(own));
+}
+
 /** Every row of a diff answer, section by section: params, inputs, environment, code, base, metrics. */
 export function diffRows(diff: Json): DiffRow[] {
   const d = asObject(diff);
@@ -50,7 +64,9 @@ export function diffRows(diff: Json): DiffRow[] {
   }
   const env = asObject(d.environment);
   if (Object.keys(env).length) {
-    rows.push(pairRow("environment", "snapshot", env.a, env.b));
+    const snapshot = pairRow("environment", "snapshot", env.a, env.b);
+    // Another snapshot with the same image and packages is not a change of environment.
+    rows.push(env.changed === false ? notAChange(snapshot, "same image and packages: not a change") : snapshot);
     const image = asObject(env.image);
     rows.push(pairRow("environment", "image", image.a, image.b));
     rows.push(...mapRows("packages", env.packages));
@@ -65,8 +81,16 @@ export function diffRows(diff: Json): DiffRow[] {
   if (Object.keys(base).length) {
     const started = asObject(base.started_from);
     const resumed = asObject(base.resumed_from);
+    const runs = asObject(d.runs);
     rows.push(pairRow("base", "started from", started.a, started.b));
-    rows.push(pairRow("base", "resumed from", asArray(resumed.a).join(", ") || null, asArray(resumed.b).join(", ") || null));
+    const resumedRow = pairRow("base", "resumed from", asArray(resumed.a).join(", ") || null, asArray(resumed.b).join(", ") || null);
+    // A resume from the run's own checkpoint continues it after an interruption: not a cause.
+    const foreignDiffer =
+      foreignCheckpoints(asArray(resumed.a), runs.a ?? d.a).join(", ") !==
+      foreignCheckpoints(asArray(resumed.b), runs.b ?? d.b).join(", ");
+    if (!foreignDiffer) rows.push(notAChange(resumedRow, "a resume from the run's own checkpoint: not a change"));
+    else if (base.changed === false) rows.push(notAChange(resumedRow, "resumed at the same steps: not a change"));
+    else rows.push(resumedRow);
   }
   for (const [name, v] of Object.entries(asObject(d.metrics))) {
     const m = asObject(v);

@@ -76,6 +76,25 @@ describe("diffRows", () => {
     expect(find("base", "started from")).toMatchObject({ a: "—", b: "model:x", change: "added" });
     expect(find("code", "commit")?.change).toBe("same");
   });
+  it("does not highlight what the answer says did not change", () => {
+    const rows = diffRows({
+      a: "model:p/m@1",
+      b: "model:p/m@2",
+      runs: { a: "run:x", b: "run:y" },
+      environment: { a: "env:1", b: "env:2", image: { a: "img:1", b: "img:1" }, packages: { added: {}, removed: {}, changed: {} }, changed: false },
+      base: { started_from: { a: "model:b", b: "model:b" }, resumed_from: { a: [], b: ["checkpoint:y/100"] }, changed: false },
+    });
+    const find = (section: string, name: string) => rows.find((r) => r.section === section && r.name === name);
+    expect(find("environment", "snapshot")).toMatchObject({ a: "env:1", b: "env:2", change: "same", note: expect.stringMatching(/not a change/) });
+    expect(find("base", "resumed from")).toMatchObject({ a: "—", b: "checkpoint:y/100", change: "same", note: expect.stringMatching(/own checkpoint/) });
+  });
+  it("highlights a resume from another run's checkpoint", () => {
+    const rows = diffRows({
+      runs: { a: "run:x", b: "run:y" },
+      base: { started_from: { a: null, b: null }, resumed_from: { a: [], b: ["checkpoint:x/100"] }, changed: true },
+    });
+    expect(rows.find((r) => r.name === "resumed from")).toMatchObject({ change: "added", b: "checkpoint:x/100" });
+  });
   it("notes metric deltas", () => {
     expect(find("metrics", "loss")).toMatchObject({ change: "changed", note: "Δ -0.1" });
   });
@@ -124,6 +143,9 @@ describe("recipeSteps", () => {
       "Export the checkpoint at step 900",
       "Verify the result's checksum",
     ]);
+  });
+  it("says what each step is about", () => {
+    expect(steps.map((s) => s.kind)).toEqual(["code", "image", "packages", "data", "data", "params", "resume", "export", "verify"]);
   });
   it("gives copyable commands and warns about a dirty tree", () => {
     expect(steps[0].copy).toBe("git checkout abc123");

@@ -3,8 +3,12 @@
 import type { Json } from "../api/types";
 import { asArray, asObject, flatten, text, type JsonObject } from "./json";
 
+/** What a step is about (the page marks each item with it). */
+export type StepKind = "base" | "code" | "image" | "packages" | "data" | "params" | "resources" | "resume" | "export" | "verify";
+
 export interface RecipeStep {
   key: string;
+  kind: StepKind;
   title: string;
   detail: string;
   /** What the copy button copies, when there is something to paste. */
@@ -28,6 +32,7 @@ function datasetSteps(input: JsonObject, runId: string, depth: number, out: Reci
   ].filter(Boolean);
   out.push({
     key: `${runId}:data:${id ?? label}:${depth}`,
+    kind: "data",
     title: `${"  ".repeat(depth)}Data — ${role}${label || id || "unknown"}`,
     detail: facts.join("; "),
     copy: input.storage_uri != null ? text(input.storage_uri) : id,
@@ -42,12 +47,13 @@ function runSteps(value: Json | undefined, out: RecipeStep[], prefix: string): v
   const id = typeof run.id === "string" ? run.id : "run";
   const base = asObject(run.base);
   if (Object.keys(base).length) {
-    out.push({ key: `${id}:base`, title: `${prefix}Start from ${text(base.type ?? "base")} ${text(base.id)}`, detail: "", copy: text(base.id), id: typeof base.id === "string" ? base.id : null });
+    out.push({ key: `${id}:base`, kind: "base", title: `${prefix}Start from ${text(base.type ?? "base")} ${text(base.id)}`, detail: "", copy: text(base.id), id: typeof base.id === "string" ? base.id : null });
     runSteps(base.run_recipe ?? base.run, out, `${prefix}(base) `);
   }
   const code = asObject(run.code);
   out.push({
     key: `${id}:code`,
+    kind: "code",
     title: `${prefix}Code of ${text(run.name ?? id)}`,
     detail: [code.repo, code.commit, code.dirty === true ? "DIRTY working tree: not exactly reproducible" : null].filter(Boolean).map(text).join(" @ "),
     copy: code.commit ? `git checkout ${text(code.commit)}` : null,
@@ -57,6 +63,7 @@ function runSteps(value: Json | undefined, out: RecipeStep[], prefix: string): v
   if (Object.keys(env).length) {
     out.push({
       key: `${id}:image`,
+      kind: "image",
       title: `${prefix}Environment image`,
       detail: [text(env.image_ref), env.python_version != null ? `python ${text(env.python_version)}` : null].filter(Boolean).join(", "),
       copy: env.image_ref != null ? text(env.image_ref) : null,
@@ -64,25 +71,27 @@ function runSteps(value: Json | undefined, out: RecipeStep[], prefix: string): v
     });
     const packages = Object.entries(asObject(env.packages)).map(([n, v]) => `${n}==${text(v)}`);
     if (packages.length) {
-      out.push({ key: `${id}:packages`, title: `${prefix}Packages (${packages.length})`, detail: packages.join(" "), copy: `pip install ${packages.join(" ")}`, id: null });
+      out.push({ key: `${id}:packages`, kind: "packages", title: `${prefix}Packages (${packages.length})`, detail: packages.join(" "), copy: `pip install ${packages.join(" ")}`, id: null });
     }
   }
   for (const input of asArray(run.inputs)) datasetSteps(asObject(input), id, 0, out);
   const params = Object.entries(flatten(run.params));
   out.push({
     key: `${id}:params`,
+    kind: "params",
     title: `${prefix}Parameters (${params.length})`,
     detail: params.map(([k, v]) => `${k}=${text(v)}`).join(" "),
     copy: params.length ? JSON.stringify(asObject(run.params), null, 2) : null,
     id: null,
   });
   if (run.resources != null) {
-    out.push({ key: `${id}:resources`, title: `${prefix}Resources`, detail: text(run.resources), copy: null, id: null });
+    out.push({ key: `${id}:resources`, kind: "resources", title: `${prefix}Resources`, detail: text(run.resources), copy: null, id: null });
   }
   for (const resume of asArray(run.resumed_from)) {
     const r = asObject(resume);
     out.push({
       key: `${id}:resume:${text(r.id)}`,
+      kind: "resume",
       title: `${prefix}Resume from checkpoint at step ${text(r.step)}`,
       detail: [r.uri, r.checksum ? `checksum ${text(r.checksum)}` : null, r.status].filter(Boolean).map(text).join("; "),
       copy: r.uri != null ? text(r.uri) : text(r.id),
@@ -101,6 +110,7 @@ export function recipeSteps(recipe: Json): RecipeStep[] {
   if (Object.keys(exported).length) {
     steps.push({
       key: "export",
+      kind: "export",
       title: `Export the checkpoint at step ${text(exported.step)}`,
       detail: [exported.uri, exported.checksum ? `checksum ${text(exported.checksum)}` : null].filter(Boolean).map(text).join("; "),
       copy: exported.uri != null ? text(exported.uri) : null,
@@ -109,7 +119,7 @@ export function recipeSteps(recipe: Json): RecipeStep[] {
   }
   const target = asObject(r.target);
   if (target.checksum != null) {
-    steps.push({ key: "verify", title: "Verify the result's checksum", detail: text(target.checksum), copy: text(target.checksum), id: typeof target.id === "string" ? target.id : null });
+    steps.push({ key: "verify", kind: "verify", title: "Verify the result's checksum", detail: text(target.checksum), copy: text(target.checksum), id: typeof target.id === "string" ? target.id : null });
   }
   return steps;
 }

@@ -2,11 +2,12 @@ import { useState, type FormEvent } from "react";
 import { BEST_QUERY } from "../api/queries";
 import type { BestAnswer, EvaluationSet, ScoredVersion } from "../api/types";
 import { useQuery } from "../api/useQuery";
+import { LongValue } from "../components/cards/LongValue";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading, NotFound } from "../components/Status";
 import { diffRows, changeMarker } from "../lib/diff";
 import { text } from "../lib/json";
-import { link, type Route } from "../routes/route";
+import { formatRoute, link, type Route } from "../routes/route";
 import { navigate } from "../routes/useRoute";
 
 type BestRoute = Extract<Route, { page: "best" }>;
@@ -67,7 +68,8 @@ export function BestPage({ route }: { route: BestRoute }) {
       <h2>
         Best version of <NodeLink id={route.model} />
       </h2>
-      <BestForm route={route} />
+      {/* Keyed by the route: a link to another question shows its own values in the form. */}
+      <BestForm key={formatRoute(route)} route={route} />
       {skip && <p className="muted">Name a metric to rank the versions.</p>}
       {loading && <Loading what="Ranking" />}
       {error && <ErrorView error={error} id={route.model} />}
@@ -77,15 +79,13 @@ export function BestPage({ route }: { route: BestRoute }) {
           {best.message && <p className="notice">{best.message}</p>}
           {best.truncated && <p className="notice">⚠ Truncated: the evaluation cap was hit.</p>}
           {best.ambiguous && (
-            <div className="notice">
+            <div className="notice" data-testid="evaluation-sets">
               The metric was recorded on several evaluation sets; pick one:
               <ul>
                 {best.evaluationSets.map((s) => (
-                  <li key={setLabel(s)}>
+                  <li key={setLabel(s)} data-datasets={s.datasets.join(" ")}>
                     {s.datasets.length === 1 ? (
-                      <a href={`#/best/${encodeURIComponent(route.model)}?metric=${encodeURIComponent(route.metric)}&dataset=${encodeURIComponent(s.datasets[0])}${route.higher ? "&higher=1" : ""}`}>
-                        {setLabel(s)}
-                      </a>
+                      <a href={formatRoute({ ...route, dataset: s.datasets[0] })}>{setLabel(s)}</a>
                     ) : (
                       setLabel(s)
                     )}{" "}
@@ -120,7 +120,7 @@ export function BestPage({ route }: { route: BestRoute }) {
             </div>
           </dl>
           {best.best && best.previousBest && (
-            <p>
+            <p data-testid="best-diff-link">
               <a href={link.diff(best.previousBest.modelVersion, best.best.modelVersion)}>Full diff of the two versions</a>
             </p>
           )}
@@ -135,16 +135,26 @@ export function BestPage({ route }: { route: BestRoute }) {
           {best.diff != null && (
             <>
               <h3>What changed from the previous best</h3>
-              <table className="diff">
+              <table className="diff" data-testid="best-diff">
                 <tbody>
                   {diffRows(best.diff)
                     .filter((r) => r.change !== "same")
                     .map((r) => (
-                      <tr key={`${r.section}:${r.name}:${r.a}:${r.b}`} className={`diff-${r.change}`}>
+                      <tr
+                        key={`${r.section}:${r.name}:${r.a}:${r.b}`}
+                        className={`diff-${r.change}`}
+                        data-section={r.section}
+                        data-name={r.name}
+                        data-change={r.change}
+                      >
                         <td>{r.section}</td>
                         <td>{r.name}</td>
-                        <td>{r.a}</td>
-                        <td>{r.b}</td>
+                        <td className="side-a">
+                          <LongValue value={r.a} />
+                        </td>
+                        <td className="side-b">
+                          <LongValue value={r.b} />
+                        </td>
                         <td>{changeMarker(r.change)}</td>
                       </tr>
                     ))}

@@ -3,6 +3,7 @@ import { COMPARE_QUERY } from "../api/queries";
 import type { CompareAnswer, ComparedRun } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { MetricChart } from "../components/MetricChart";
+import { LongValue } from "../components/cards/LongValue";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading, NotFound } from "../components/Status";
 import { text } from "../lib/json";
@@ -38,7 +39,7 @@ export function ComparePage({ route }: { route: CompareRoute }) {
       </h2>
       <p>
         Each run is checked against {c.basis === "baseline" ? `the baseline ${c.baseline ?? ""}` : "the previous run by number"}; a run is
-        flagged when more than one setting changed. {c.flagged.length} flagged.
+        flagged when more than one setting changed. <span data-field="flaggedCount">{c.flagged.length}</span> flagged.
       </p>
       {c.truncated && <p className="notice">⚠ Truncated: the experiment has more runs than shown.</p>}
       <label>
@@ -66,7 +67,7 @@ export function ComparePage({ route }: { route: CompareRoute }) {
           </thead>
           <tbody>
             {c.runs.map((r) => (
-              <tr key={r.id} className={r.check.flagged ? "flagged" : ""} data-run-id={r.id}>
+              <tr key={r.id} className={r.check.flagged ? "flagged" : ""} data-run-id={r.id} data-flagged={r.check.flagged}>
                 <td>
                   <NodeLink id={r.id} label={`#${text(r.number)} ${r.name ?? ""}`} />
                 </td>
@@ -92,7 +93,7 @@ export function ComparePage({ route }: { route: CompareRoute }) {
                   </td>
                 ))}
                 <td>{r.inputs.map((i) => `${i.role}: ${i.datasetVersion}`).join(", ") || "—"}</td>
-                <td>{r.environment ? (r.environment.image ?? r.environment.id) : "—"}</td>
+                <td data-field="environment">{r.environment ? <LongValue value={r.environment.image ?? r.environment.id} /> : "—"}</td>
                 <td>
                   <code>{text(r.code?.commit)}</code>
                   {r.code?.dirty ? " (dirty)" : ""}

@@ -1,6 +1,7 @@
 import { DIFF_QUERY } from "../api/queries";
 import type { DiffAnswer } from "../api/types";
 import { useQuery } from "../api/useQuery";
+import { LongValue } from "../components/cards/LongValue";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading, NotFound } from "../components/Status";
 import { changeMarker, diffChain, diffRows } from "../lib/diff";
@@ -24,11 +25,13 @@ export function DiffPage({ a, b }: { a: string; b: string }) {
         <NodeLink id={a} /> (a) versus <NodeLink id={b} /> (b) · <a href={link.diff(b, a)}>swap</a>
       </p>
       {typeof runs.a === "string" && typeof runs.b === "string" && (runs.a !== a || runs.b !== b) && (
-        <p className="muted">
+        <p className="muted" data-testid="diff-runs">
           Compared through the runs that produced them: <NodeLink id={runs.a} /> and <NodeLink id={runs.b} />.
         </p>
       )}
-      <p role="status">{differing} difference(s).</p>
+      <p role="status" data-testid="diff-count">
+        {differing} difference(s).
+      </p>
       <table className="diff" data-testid="diff-table">
         <thead>
           <tr>
@@ -41,11 +44,21 @@ export function DiffPage({ a, b }: { a: string; b: string }) {
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={`${r.section}:${r.name}:${r.a}:${r.b}`} className={`diff-${r.change}`} data-change={r.change}>
+            <tr
+              key={`${r.section}:${r.name}:${r.a}:${r.b}`}
+              className={`diff-${r.change}`}
+              data-section={r.section}
+              data-name={r.name}
+              data-change={r.change}
+            >
               <td>{r.section}</td>
               <td>{r.name}</td>
-              <td className="side-a">{r.a}</td>
-              <td className="side-b">{r.b}</td>
+              <td className="side-a">
+                <LongValue value={r.a} />
+              </td>
+              <td className="side-b">
+                <LongValue value={r.b} />
+              </td>
               <td>
                 {changeMarker(r.change) || "same"}
                 {r.note ? ` (${r.note})` : ""}
@@ -57,9 +70,9 @@ export function DiffPage({ a, b }: { a: string; b: string }) {
       {chain.length > 0 && (
         <>
           <h3>Up the base-model chain</h3>
-          <ol>
+          <ol data-testid="diff-chain">
             {chain.map((level) => (
-              <li key={level.level} className={level.differs ? "diff-changed" : ""}>
+              <li key={level.level} className={level.differs ? "diff-changed" : ""} data-differs={level.differs}>
                 {level.differs ? "≠ " : "= "}
                 {level.a ?? "—"} vs {level.b ?? "—"}: {level.summary}
               </li>

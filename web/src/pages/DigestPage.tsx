@@ -12,9 +12,10 @@ import { navigate } from "../routes/useRoute";
 
 type DigestRoute = Extract<Route, { page: "digest" }>;
 
-function Section({ title, count, children }: { title: string; count: number; children: ReactNode }) {
+/** One section of the digest; `name` is the answer's field it shows. */
+function Section({ name, title, count, children }: { name: string; title: string; count: number; children: ReactNode }) {
   return (
-    <section>
+    <section data-digest-section={name} data-count={count}>
       <h3>
         {title} ({count})
       </h3>
@@ -39,7 +40,7 @@ function RunTable({ runs }: { runs: DigestRun[] }) {
       </thead>
       <tbody>
         {runs.map((r) => (
-          <tr key={r.id}>
+          <tr key={r.id} data-item={r.id}>
             <td>
               <NodeLink id={r.id} label={`${r.name ?? r.id}${r.runNumber != null ? ` #${r.runNumber}` : ""}`} />
             </td>
@@ -72,10 +73,20 @@ function ItemTable({ items }: { items: DigestItem[] }) {
       </thead>
       <tbody>
         {items.map((i, n) => (
-          <tr key={`${i.at}:${i.id ?? n}`}>
+          <tr key={`${i.at}:${i.id ?? n}`} data-item={i.id ?? i.modelVersion ?? undefined}>
             <td>{i.at}</td>
             <td>{i.eventType}</td>
-            <td>{i.id ? <NodeLink id={i.id} label={[i.name, i.version].filter(Boolean).join(" ") || i.id} /> : text(i.modelVersion)}</td>
+            <td>
+              {i.id ? <NodeLink id={i.id} label={[i.name, i.version].filter(Boolean).join(" ") || i.id} /> : null}
+              {/* The model version a feedback event was about, beside its deployment. */}
+              {i.modelVersion && i.modelVersion !== i.id ? (
+                <>
+                  {i.id ? " about " : ""}
+                  <NodeLink id={i.modelVersion} />
+                </>
+              ) : null}
+              {!i.id && !i.modelVersion ? "—" : null}
+            </td>
             <td>{i.person}</td>
             <td>{text(i.toStatus)}</td>
           </tr>
@@ -109,11 +120,12 @@ export function DigestPage({ route }: { route: DigestRoute }) {
       {d && (
         <>
           <p>
-            From {d.since} to {d.until}. People by {d.personBasis}. {d.runsWithoutResources} run(s) without recorded resources.{" "}
+            From <span data-field="since">{d.since}</span> to <span data-field="until">{d.until}</span>. People by {d.personBasis}.{" "}
+            <span data-field="runsWithoutResources">{d.runsWithoutResources}</span> run(s) without recorded resources.{" "}
             <CopyButton text={d.markdown} label="Copy as Markdown" />
           </p>
           {d.truncated && <p className="notice">⚠ Truncated: the window held more than the digest shows.</p>}
-          <Section title="People" count={d.people.length}>
+          <Section name="people" title="People" count={d.people.length}>
             <table>
               <thead>
                 <tr>
@@ -127,21 +139,21 @@ export function DigestPage({ route }: { route: DigestRoute }) {
               </thead>
               <tbody>
                 {d.people.map((p) => (
-                  <tr key={p.person}>
+                  <tr key={p.person} data-item={p.person}>
                     <td>
                       {p.person} <span className="muted">({p.basis})</span>
                     </td>
-                    <td>{p.started.length}</td>
-                    <td>{p.finished.length}</td>
-                    <td>{p.failed.length}</td>
-                    <td>{p.aborted.length}</td>
-                    <td>{p.running.length}</td>
+                    <td data-count-of="started">{p.started.length}</td>
+                    <td data-count-of="finished">{p.finished.length}</td>
+                    <td data-count-of="failed">{p.failed.length}</td>
+                    <td data-count-of="aborted">{p.aborted.length}</td>
+                    <td data-count-of="running">{p.running.length}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </Section>
-          <Section title="Stalled runs" count={d.stalled.length}>
+          <Section name="stalled" title="Stalled runs" count={d.stalled.length}>
             <RunTable runs={d.stalled.map((s) => s.run)} />
             <ul className="muted">
               {d.stalled.map((s) => (
@@ -151,7 +163,7 @@ export function DigestPage({ route }: { route: DigestRoute }) {
               ))}
             </ul>
           </Section>
-          <Section title="Repeated failures" count={d.repeatedFailures.length}>
+          <Section name="repeatedFailures" title="Repeated failures" count={d.repeatedFailures.length}>
             <table>
               <thead>
                 <tr>
@@ -162,7 +174,7 @@ export function DigestPage({ route }: { route: DigestRoute }) {
               </thead>
               <tbody>
                 {d.repeatedFailures.map((f) => (
-                  <tr key={f.experiment}>
+                  <tr key={f.experiment} data-item={f.experiment}>
                     <td>
                       <NodeLink id={f.experiment} />
                     </td>
@@ -173,43 +185,43 @@ export function DigestPage({ route }: { route: DigestRoute }) {
               </tbody>
             </table>
           </Section>
-          <Section title="Conclusion missing" count={d.conclusionMissing.length}>
+          <Section name="conclusionMissing" title="Conclusion missing" count={d.conclusionMissing.length}>
             <RunTable runs={d.conclusionMissing} />
           </Section>
-          <Section title="New dataset versions" count={d.datasetVersions.length}>
+          <Section name="datasetVersions" title="New dataset versions" count={d.datasetVersions.length}>
             <ItemTable items={d.datasetVersions} />
           </Section>
-          <Section title="New model versions" count={d.modelVersions.length}>
+          <Section name="modelVersions" title="New model versions" count={d.modelVersions.length}>
             <ItemTable items={d.modelVersions} />
           </Section>
-          <Section title="Status changes" count={d.statusChanges.length}>
+          <Section name="statusChanges" title="Status changes" count={d.statusChanges.length}>
             <ItemTable items={d.statusChanges} />
           </Section>
-          <Section title="Deployments" count={d.deployments.length}>
+          <Section name="deployments" title="Deployments" count={d.deployments.length}>
             <ItemTable items={d.deployments} />
           </Section>
-          <Section title="Feedback" count={d.feedback.length}>
+          <Section name="feedback" title="Feedback" count={d.feedback.length}>
             <ItemTable items={d.feedback} />
           </Section>
-          <Section title="Accelerator-hours by person" count={d.acceleratorHoursByPerson.length}>
+          <Section name="acceleratorHoursByPerson" title="Accelerator-hours by person" count={d.acceleratorHoursByPerson.length}>
             <table>
               <tbody>
                 {d.acceleratorHoursByPerson.map((a) => (
-                  <tr key={a.key}>
+                  <tr key={a.key} data-item={a.key}>
                     <td>{a.key}</td>
-                    <td>{text(a.acceleratorHours)}</td>
+                    <td data-field="acceleratorHours">{text(a.acceleratorHours)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </Section>
-          <Section title="Accelerator-hours by project" count={d.acceleratorHoursByProject.length}>
+          <Section name="acceleratorHoursByProject" title="Accelerator-hours by project" count={d.acceleratorHoursByProject.length}>
             <table>
               <tbody>
                 {d.acceleratorHoursByProject.map((a) => (
-                  <tr key={a.key}>
+                  <tr key={a.key} data-item={a.key}>
                     <td>{a.key}</td>
-                    <td>{text(a.acceleratorHours)}</td>
+                    <td data-field="acceleratorHours">{text(a.acceleratorHours)}</td>
                   </tr>
                 ))}
               </tbody>

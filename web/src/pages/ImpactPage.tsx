@@ -21,7 +21,7 @@ function Group({ title, entries, empty, testId }: { title: string; entries: Impa
               {e.node.status ? ` — ${e.node.status}` : ""}
               {e.node.deploymentEnvironment ? ` in ${e.node.deploymentEnvironment}` : ""} ·{" "}
               <a href={link.lineage(e.node.id, "up", Math.min(e.hops, 20))}>lineage path ({e.hops} hop{e.hops === 1 ? "" : "s"})</a>
-              {e.path.length > 0 && <div className="path muted">{e.path.join(" → ")}</div>}
+              {e.path.length > 0 && <div className="path muted" data-field="path">{e.path.join(" → ")}</div>}
             </li>
           ))}
         </ul>

@@ -75,6 +75,7 @@ export function LineagePage({ route }: { route: LineageRoute }) {
             {" "}
             · Selected: {selected.join(" and ")}
             {selected.length === 2 && (path ? ` · path of ${path.edges.length} edge(s) highlighted` : " · no path between them in this graph")}
+            {" "}
             <button type="button" onClick={() => setSelected([])}>
               Clear selection
             </button>

@@ -29,7 +29,7 @@ export function ReproducePage({ id }: { id: string }) {
         Reproduce <NodeLink id={id} />
       </h2>
       {gaps.length > 0 && (
-        <div className="notice" role="alert">
+        <div className="notice" role="alert" data-testid="recipe-gaps">
           <strong>⚠ The recipe is incomplete:</strong>
           <ul>
             {gaps.map((g) => (
@@ -42,7 +42,7 @@ export function ReproducePage({ id }: { id: string }) {
       )}
       <ol className="checklist" data-testid="recipe">
         {steps.map((s) => (
-          <li key={s.key} className={done.has(s.key) ? "done" : ""}>
+          <li key={s.key} className={done.has(s.key) ? "done" : ""} data-step={s.kind} data-step-id={s.id ?? undefined}>
             <label>
               <input type="checkbox" checked={done.has(s.key)} onChange={() => toggle(s.key)} /> <strong>{s.title}</strong>
             </label>

@@ -186,20 +186,29 @@ export function ModelVersionCard({ node }: { node: NodeCard }) {
             </thead>
             <tbody>
               {m.evaluations.map((e) => (
-                <tr key={e.id}>
-                  <td>
+                <tr key={e.id} data-evaluation-id={e.id}>
+                  <td data-col="suite">
                     <NodeLink id={e.id} label={[e.suite, e.suiteVersion].filter(Boolean).join(" ") || e.id} />
                   </td>
-                  <td>{e.datasets.map((d) => refLabel(d)).join(", ") || "—"}</td>
-                  <td>
+                  <td data-col="datasets">
+                    {e.datasets.length
+                      ? e.datasets.map((d, n) => (
+                          <span key={d.id}>
+                            {n ? ", " : ""}
+                            <NodeLink id={d.id} type="DatasetVersion" label={refLabel(d)} />
+                          </span>
+                        ))
+                      : "—"}
+                  </td>
+                  <td data-col="passed">
                     <Verdict passed={e.passed} />
                   </td>
-                  <td>
+                  <td data-col="metrics">
                     {Object.entries(asObject(e.metrics))
                       .map(([k, v]) => `${k} ${text(v)}`)
                       .join(", ") || "—"}
                   </td>
-                  <td>{text(e.evaluatedAt)}</td>
+                  <td data-col="evaluatedAt">{text(e.evaluatedAt)}</td>
                 </tr>
               ))}
             </tbody>
@@ -213,7 +222,7 @@ export function ModelVersionCard({ node }: { node: NodeCard }) {
         {m.deployments.length ? (
           <ul data-field="deployments">
             {m.deployments.map((d) => (
-              <li key={d.id}>
+              <li key={d.id} data-deployment-id={d.id}>
                 <NodeLink id={d.id} type="Deployment" label={d.name} /> — {text(d.deploymentEnvironment)}, {text(d.status)}
                 {d.endpoint ? ` at ${d.endpoint}` : ""}
               </li>

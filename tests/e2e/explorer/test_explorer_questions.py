@@ -1,0 +1,728 @@
+"""The question pages and the model-version card, in Chromium: each shows the GraphQL answer.
+
+Impact, diff, reproduce, compare, best version, digest and the model-version card are opened
+on the demo story (the chain story where it fits); every expectation is the answer of the same
+GraphQL question with the same arguments, asked with the same token.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from explorer_helpers import (
+    WAIT_MS,
+    Api,
+    Explorer,
+    Stories,
+    chain_id,
+    failed_run_id,
+    js_text,
+    lineage_route,
+    node_route,
+    page_route,
+)
+from playwright.sync_api import expect
+
+from provgraph.cli.demo_story import demo_events
+
+_IMPACT = """query ($id: ID!) {
+  impact(id: $id) {
+    node { id type ... on ModelVersion { status } ... on Deployment { status } }
+    path { nodes { id } edges { from to type } }
+  }
+  runs: lineage(id: $id, direction: DOWNSTREAM, depth: 20, types: [RUN]) {
+    nodes { id type ... on Run { status } } truncated depths
+  }
+}"""
+
+_DIFF = "query ($a: ID!, $b: ID!) { diff(a: $a, b: $b) }"
+
+_REPRODUCE = "query ($id: ID!) { reproduce(id: $id) }"
+
+_COMPARE = """query ($experiment: ID!) {
+  compare(experiment: $experiment, all: false) {
+    params flagged
+    runs {
+      id status params { name value }
+      check { against flagged unverifiable changes { kind name before after } }
+    }
+  }
+}"""
+
+_BEST = """query ($model: String!, $project: String, $datasets: [ID!]) {
+  bestModelVersion(model: $model, metric: "acc", project: $project, datasets: $datasets,
+                   higherIsBetter: true) {
+    ambiguous delta diff
+    evaluationSet { datasets suite suiteVersion }
+    evaluationSets { datasets }
+    best { modelVersion label value status evaluatedAt }
+    previousBest { modelVersion label value status evaluatedAt }
+    ranking { modelVersion value }
+  }
+}"""
+
+_DIGEST = """query ($projects: [String!]!, $since: String!) {
+  digest(projects: $projects, since: $since) {
+    runsWithoutResources markdown
+    people { person started { id } finished { id } failed { id } aborted { id } running { id } }
+    stalled { run { id } }
+    repeatedFailures { experiment }
+    conclusionMissing { id }
+    datasetVersions { ...Item } modelVersions { ...Item } statusChanges { ...Item }
+    deployments { ...Item } feedback { ...Item }
+    acceleratorHoursByPerson { key acceleratorHours }
+    acceleratorHoursByProject { key acceleratorHours }
+  }
+}
+fragment Item on DigestItem { id modelVersion }"""
+
+_MODEL_VERSION = """query ($id: ID!) { node(id: $id) {
+  id
+  ... on ModelVersion {
+    status statusReason registeredAt validationPassed fitFor uri checksum
+    model { id } producedBy { id } exportedFrom { id }
+    evaluations { id passed metrics evaluatedAt datasets { id } }
+    deployments { id endpoint environment status }
+    feedback(first: 20) { eventId metrics deployment { id } }
+  }
+} }"""
+
+# The digest's sections in the page's order: the answer's field and the page's title.
+_DIGEST_SECTIONS = {
+    "people": "People",
+    "stalled": "Stalled runs",
+    "repeatedFailures": "Repeated failures",
+    "conclusionMissing": "Conclusion missing",
+    "datasetVersions": "New dataset versions",
+    "modelVersions": "New model versions",
+    "statusChanges": "Status changes",
+    "deployments": "Deployments",
+    "feedback": "Feedback",
+    "acceleratorHoursByPerson": "Accelerator-hours by person",
+    "acceleratorHoursByProject": "Accelerator-hours by project",
+}
+_PEOPLE_COLUMNS = ("started", "finished", "failed", "aborted", "running")
+
+
+def _href(route: str) -> str:
+    return f"#{route}"
+
+
+def _node_href(node: str) -> str:
+    return _href(node_route(node))
+
+
+def _links(explorer: Explorer, selector: str) -> list[str | None]:
+    return explorer.attrs(f"{selector} a.node-link", "href")
+
+
+# ---------------------------------------------------------------------------------- impact
+
+
+@pytest.mark.parametrize("story", ["demo", "chain"])
+def test_impact_lists_exactly_what_depends_on_the_version(
+    explorer: Explorer, api: Api, stories: Stories, story: str
+) -> None:
+    if story == "demo":
+        token, root = stories.reader, f"dataset:{stories.demo}/web-corpus@v1"
+    else:
+        token, root = stories.chain_reader, chain_id(stories.chain, 0)
+    explorer.signed_in(token, page_route("impact", root))
+    explorer.page.get_by_test_id("impact-runs").wait_for(timeout=WAIT_MS)
+    explorer.shot(f"impact-{story}")
+    answer = api.data(token, _IMPACT, {"id": root})
+
+    groups: dict[str, list[dict[str, Any]]] = {"Deployment": [], "ModelVersion": [], "other": []}
+    for item in answer["impact"]:
+        groups.get(item["node"]["type"], groups["other"]).append(item)
+    depths = answer["runs"]["depths"]
+    runs = {n["id"]: n for n in answer["runs"]["nodes"] if n["type"] == "Run" and n["id"] != root}
+    shown = {
+        group: explorer.attrs(f'[data-testid="{test_id}"] [data-impact-id]', "data-impact-id")
+        for group, test_id in (
+            ("Deployment", "impact-deployments"),
+            ("ModelVersion", "impact-model-versions"),
+            ("Run", "impact-runs"),
+            ("other", "impact-other"),
+        )
+    }
+    # Grouped as the page groups them, each group exactly the answer's (runs nearest first).
+    assert shown["Deployment"] == [i["node"]["id"] for i in groups["Deployment"]]
+    assert shown["ModelVersion"] == [i["node"]["id"] for i in groups["ModelVersion"]]
+    assert shown["other"] == [i["node"]["id"] for i in groups["other"]]
+    assert set(shown["Run"]) == set(runs)
+    assert [depths[r] for r in shown["Run"]] == sorted(depths[r] for r in runs)
+    titles = explorer.texts('[data-testid^="impact-"] > h3')
+    assert titles[:3] == [
+        f"Live deployments ({len(groups['Deployment'])})",
+        f"Model versions ({len(groups['ModelVersion'])})",
+        f"Runs ({len(runs)})",
+    ]
+    truncated = explorer.page.get_by_text("Truncated: more runs depend on it than shown.")
+    assert truncated.count() == (1 if answer["runs"]["truncated"] else 0)
+
+    # Each entry: its status, the path back to the root, a lineage link as deep as the path.
+    entries = {r["attrs"]["data-impact-id"]: r for r in explorer.rows("[data-impact-id]")}
+    for item in answer["impact"]:
+        node, path = item["node"], item["path"]
+        entry = entries[node["id"]]
+        if node.get("status"):
+            assert f" — {node['status']}" in entry["text"]
+        assert entry["cells"] == {"path": " → ".join(n["id"] for n in path["nodes"])}
+        hops = max(len(path["edges"]), 1)
+        assert entry["links"] == [
+            _node_href(node["id"]),
+            _href(lineage_route(node["id"], "up", min(hops, 20))),
+        ]
+    for run, node in runs.items():
+        entry = entries[run]
+        assert f" — {node['status']}" in entry["text"]
+        assert entry["cells"] == {}  # the runs come from the lineage answer: no path
+        assert entry["links"] == [
+            _node_href(run),
+            _href(lineage_route(run, "up", min(depths[run], 20))),
+        ]
+
+    # What the stories hold, so that an empty answer cannot pass.
+    if story == "demo":
+        assert shown["Deployment"] == [f"deployment:{stories.demo}/chat-api"]
+        assert len(shown["ModelVersion"]) == 3 and len(shown["Run"]) == 7
+    else:
+        assert shown["Deployment"] == shown["ModelVersion"] == []
+        assert shown["Run"] == [failed_run_id(stories.chain)]
+        assert depths[failed_run_id(stories.chain)] == 13
+        assert "No live deployment depends on it." in (
+            explorer.page.get_by_test_id("impact-deployments").text_content() or ""
+        )
+    assert not explorer.errors
+
+
+# ------------------------------------------------------------------------------------ diff
+
+Row = tuple[str, str, str, str, str]  # section, name, change, a, b (as the page shows them)
+
+
+def _change(a: Any, b: Any) -> str:
+    return "added" if a is None else "removed" if b is None else "changed"
+
+
+def _changed_fields(diff: dict[str, Any]) -> list[Row]:
+    """The rows the page must highlight: every field the `diff` answer reports as changed
+    (params, inputs, and environment, code and base when the answer says they changed), and
+    the final metrics whose values differ."""
+    rows: list[Row] = []
+
+    def add(section: str, name: str, a: Any, b: Any) -> None:
+        rows.append((section, name, _change(a, b), js_text(a), js_text(b)))
+
+    def add_map(section: str, found: dict[str, Any]) -> None:
+        for name, value in found["added"].items():
+            add(section, name, None, value)
+        for name, value in found["removed"].items():
+            add(section, name, value, None)
+        for name, pair in found["changed"].items():
+            add(section, name, pair["a"], pair["b"])
+
+    add_map("params", diff["params"])
+    for role, io in diff["inputs"].items():
+        for removed in io["removed"]:
+            add("inputs", role, removed, None)
+        for added in io["added"]:
+            add("inputs", role, None, added)
+    env = diff["environment"]
+    if env["changed"]:
+        if env["a"] != env["b"]:
+            add("environment", "snapshot", env["a"], env["b"])
+        if env["image"]["a"] != env["image"]["b"]:
+            add("environment", "image", env["image"]["a"], env["image"]["b"])
+        add_map("packages", env["packages"])
+    code = diff["code"]
+    if code["changed"]:
+        a, b = code["a"] or {}, code["b"] or {}
+        for key in sorted(a.keys() | b.keys()):
+            if a.get(key) != b.get(key):
+                add("code", key, a.get(key), b.get(key))
+    base = diff["base"]
+    if base["changed"]:
+        started, resumed = base["started_from"], base["resumed_from"]
+        if started["a"] != started["b"]:
+            add("base", "started from", started["a"], started["b"])
+        if resumed["a"] != resumed["b"]:
+            add("base", "resumed from", ", ".join(resumed["a"]), ", ".join(resumed["b"]))
+    for name, metric in diff["metrics"].items():
+        if metric["a"] != metric["b"]:
+            add("metrics", name, metric["a"], metric["b"])
+    return sorted(rows)
+
+
+_DIFF_ROWS = """els => els.map(e => [
+  e.getAttribute('data-section'), e.getAttribute('data-name'), e.getAttribute('data-change'),
+  e.querySelector('.side-a') ? e.querySelector('.side-a').textContent : e.cells[2].textContent,
+  e.querySelector('.side-b') ? e.querySelector('.side-b').textContent : e.cells[3].textContent,
+  e.textContent])"""
+
+
+def _rows(explorer: Explorer, table: str) -> list[tuple[Row, str]]:
+    """(row, its whole text) of every row of a diff table."""
+    found = explorer.page.eval_on_selector_all(f"{table} tbody tr", _DIFF_ROWS)
+    return [((s, n, c, a, b), text) for s, n, c, a, b, text in found]
+
+
+@dataclass(frozen=True)
+class DiffCase:
+    a: str  # ids in the demo project, `{p}` for its name
+    b: str
+    # Rows whose values differ in an aspect the answer says did not change: shown, not
+    # highlighted (section, name).
+    noted: tuple[tuple[str, str], ...] = ()
+
+
+DIFFS = {
+    # Two sweep runs: lr, the training data and the image changed at once.
+    "runs": DiffCase("run:{p}-demo-sft-001", "run:{p}-demo-sft-003"),
+    # The best version against the deployed one: compared through the runs that made them; the
+    # newer one resumed from its own checkpoint, which is not a change of recipe.
+    "model-versions": DiffCase(
+        "model:{p}/chat-1b@1.0.0", "model:{p}/chat-1b@1.1.0", noted=(("base", "resumed from"),)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(DIFFS))
+def test_diff_highlights_exactly_the_changed_fields(
+    explorer: Explorer, api: Api, stories: Stories, name: str
+) -> None:
+    case = DIFFS[name]
+    a, b = case.a.format(p=stories.demo), case.b.format(p=stories.demo)
+    explorer.signed_in(stories.reader, page_route("diff", a, b))
+    explorer.page.get_by_test_id("diff-table").wait_for(timeout=WAIT_MS)
+    explorer.shot(f"diff-{name}")
+    diff = api.data(stories.reader, _DIFF, {"a": a, "b": b})["diff"]
+
+    rows = _rows(explorer, '[data-testid="diff-table"]')
+    highlighted = sorted(row for row, _ in rows if row[2] != "same")
+    expected = _changed_fields(diff)
+    assert highlighted == expected
+    assert expected, "the two have no difference: the case tests nothing"
+    assert explorer.texts('[data-testid="diff-count"]') == [f"{len(expected)} difference(s)."]
+    # A row shown as the same although its values differ is one the answer does not count,
+    # and says why.
+    noted = [(row, text) for row, text in rows if row[2] == "same" and row[3] != row[4]]
+    assert sorted((row[0], row[1]) for row, _ in noted) == sorted(case.noted)
+    for (section, *_), text in noted:
+        assert diff["environment" if section == "environment" else "base"]["changed"] is False
+        assert "not a change" in text
+    # The metric rows give the answer's delta.
+    for metric, values in diff["metrics"].items():
+        if values["delta"] is not None:
+            (text,) = [t for row, t in rows if row[:2] == ("metrics", metric)]
+            delta = values["delta"]
+            assert f"Δ {'+' if delta > 0 else ''}{js_text(delta)}" in text
+    chain = explorer.texts('[data-testid="diff-chain"] li')
+    assert chain == [
+        f"{'≠' if level['differs'] else '='} {level['a']} vs {level['b']}: {level['summary']}"
+        for level in diff["chain"]
+    ]
+    runs = diff["runs"]
+    if (runs["a"], runs["b"]) != (a, b):
+        assert _links(explorer, '[data-testid="diff-runs"]') == [
+            _node_href(runs["a"]),
+            _node_href(runs["b"]),
+        ]
+    else:
+        assert explorer.page.get_by_test_id("diff-runs").count() == 0
+    assert not explorer.errors
+
+
+# ------------------------------------------------------------------------------- reproduce
+
+Step = tuple[str, str | None]  # what a checklist item is about, and the node it links to
+
+
+def _recipe_steps(recipe: dict[str, Any]) -> list[Step]:
+    """The recipe's items in the order one follows them: the base first (and how it was
+    made), then per run its code, image, packages, data (and what each version was derived
+    from), params, resources and resumes; the export; the checksum to verify."""
+    steps: list[Step] = []
+
+    def data(version: dict[str, Any]) -> None:
+        steps.append(("data", version.get("id")))
+        for parent in version.get("derived_from") or []:
+            data(parent)
+
+    def run(recipe_run: dict[str, Any] | None) -> None:
+        if not recipe_run:
+            return
+        base = recipe_run.get("base")
+        if base:
+            steps.append(("base", base["id"]))
+            run(base.get("run_recipe") or base.get("run"))
+        steps.append(("code", recipe_run["id"]))
+        env = recipe_run.get("environment")
+        if env:
+            steps.append(("image", env.get("id")))
+            if env.get("packages"):
+                steps.append(("packages", None))
+        for version in recipe_run.get("inputs") or []:
+            data(version)
+        steps.append(("params", None))
+        if recipe_run.get("resources") is not None:
+            steps.append(("resources", None))
+        for resume in recipe_run.get("resumed_from") or []:
+            steps.append(("resume", resume["id"]))
+            run(resume.get("run_recipe"))
+
+    run(recipe.get("run"))
+    if recipe.get("exported_from"):
+        steps.append(("export", recipe["exported_from"]["id"]))
+    if recipe["target"].get("checksum") is not None:
+        steps.append(("verify", recipe["target"]["id"]))
+    return steps
+
+
+def test_reproduce_checklist_is_the_recipe(explorer: Explorer, api: Api, stories: Stories) -> None:
+    target = f"model:{stories.demo}/chat-1b@1.1.0"
+    explorer.allow_clipboard()
+    explorer.signed_in(stories.reader, page_route("reproduce", target))
+    explorer.page.get_by_test_id("recipe").wait_for(timeout=WAIT_MS)
+    explorer.shot("reproduce")
+    recipe = api.data(stories.reader, _REPRODUCE, {"id": target})["reproduce"]
+
+    items = '[data-testid="recipe"] > li'
+    shown = list(
+        zip(explorer.attrs(items, "data-step"), explorer.attrs(items, "data-step-id"), strict=True)
+    )
+    assert shown == _recipe_steps(recipe)
+    # Every dataset version of the recipe is one of its data items (and no other is).
+    assert {i for kind, i in shown if kind == "data"} == set(recipe["datasets"])
+    # Everything with something to paste has its copy button; the resources have none.
+    for kind in {kind for kind, _ in shown}:
+        count = explorer.page.locator(f'{items}[data-step="{kind}"]').count()
+        buttons = explorer.page.locator(f'{items}[data-step="{kind}"] button.copy').count()
+        assert buttons == (0 if kind == "resources" else count), kind
+    assert explorer.page.get_by_test_id("recipe-gaps").count() == (1 if recipe["gaps"] else 0)
+    assert explorer.texts('[data-testid="recipe-gaps"] li') == [
+        f"{gap['at']}: {gap['issue']}" for gap in recipe["gaps"]
+    ]
+    # What the demo holds: the base model and how it was made, a resume, an export.
+    assert {"base", "resume", "export", "verify"} <= {kind for kind, _ in shown}
+
+    # The copy buttons copy the commit to check out, and the whole recipe.
+    run = recipe["run"]
+    code = explorer.page.locator(f'{items}[data-step="code"][data-step-id="{run["id"]}"]')
+    code.locator("button.copy").click()
+    expect(code.locator("button.copy")).to_have_text("Copied ✔", timeout=WAIT_MS)
+    assert explorer.clipboard() == f"git checkout {run['code']['commit']}"
+    explorer.page.get_by_text("The recipe as JSON").click()
+    copy_json = explorer.page.get_by_role("button", name=re.compile("^Copy JSON"))
+    copy_json.click()
+    expect(copy_json).to_have_text("Copied ✔", timeout=WAIT_MS)
+    assert json.loads(explorer.clipboard()) == recipe
+    assert not explorer.errors
+
+
+# --------------------------------------------------------------------------------- compare
+
+
+def _check_text(run: dict[str, Any]) -> str:
+    """The page's one-change-at-a-time cell of a run (`ComparePage`), from the answer."""
+    check = run["check"]
+    changes = check["changes"]
+    if check["flagged"]:
+        prefix = "⚑ FLAGGED: "
+    elif changes:
+        prefix = "✔ one change: "
+    else:
+        prefix = "✔ no change" if check["against"] else "—"
+    listed = "; ".join(
+        f"{c['kind'].lower()} {c['name']} ({js_text(c['before'])} → {js_text(c['after'])})"
+        for c in changes
+    )
+    against = f" vs {check['against']}" if check["against"] else ""
+    unverifiable = check["unverifiable"]
+    cannot = f"cannot compare: {', '.join(unverifiable)}" if unverifiable else ""
+    return f"{prefix}{listed}{against}{cannot}"
+
+
+def test_compare_shows_the_experiments_runs_and_flags(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    experiment = f"experiment:{stories.demo}/exp-002"
+    explorer.signed_in(stories.reader, page_route("compare", experiment))
+    explorer.page.get_by_test_id("compare-table").wait_for(timeout=WAIT_MS)
+    explorer.shot("compare")
+    answer = api.data(stories.reader, _COMPARE, {"experiment": experiment})["compare"]
+
+    rows = explorer.rows("[data-testid=compare-table] tbody tr")
+    assert [r["attrs"]["data-run-id"] for r in rows] == [r["id"] for r in answer["runs"]]
+    flagged = [r["attrs"]["data-run-id"] for r in rows if r["attrs"]["data-flagged"] == "true"]
+    assert flagged == answer["flagged"]
+    assert explorer.texts('[data-field="flaggedCount"]') == [str(len(answer["flagged"]))]
+    headers = explorer.texts("[data-testid=compare-table] thead th")
+    assert [h.removeprefix("param ") for h in headers if h.startswith("param ")] == answer["params"]
+    for run, row in zip(answer["runs"], rows, strict=True):
+        cells = row["cells"]
+        assert cells["check"] == _check_text(run)
+        assert cells["status"].startswith(run["status"])
+        values = {p["name"]: p["value"] for p in run["params"]}
+        for param in answer["params"]:
+            assert cells[f"params.{param}"] == js_text(values.get(param))
+        assert row["links"][0] == _node_href(run["id"])
+        against = run["check"]["against"]
+        diff_links = [link for link in row["links"] if link.startswith("#/diff/")]
+        assert diff_links == ([_href(page_route("diff", against, run["id"]))] if against else [])
+    # The sweep's run #3 changed its data and its image at once: the only flagged one.
+    assert answer["flagged"] == [f"run:{stories.demo}-demo-sft-003"]
+    assert len(answer["runs"]) == 5
+    assert not explorer.errors
+
+
+# ------------------------------------------------------------------------------------ best
+
+
+def _scored(explorer: Explorer, field: str, scored: dict[str, Any] | None) -> None:
+    """A best / previous-best / ranking entry shows the version's link and value."""
+    selector = f'[data-field="{field}"]'
+    if scored is None:
+        assert explorer.texts(selector) == ["—"]
+        return
+    assert explorer.attrs(f"{selector} a.node-link", "href") == [_node_href(scored["modelVersion"])]
+    assert explorer.texts(f"{selector} strong") == [js_text(scored["value"])]
+    text = explorer.texts(selector)[0]
+    assert f"({scored['status']}, evaluated {scored['evaluatedAt']})" in text
+
+
+def _check_best(explorer: Explorer, best: dict[str, Any]) -> None:
+    evaluation_set = best["evaluationSet"]
+    suite = " ".join(filter(None, (evaluation_set["suite"], evaluation_set["suiteVersion"])))
+    label = " + ".join(evaluation_set["datasets"]) + (f" · {suite}" if suite else "")
+    assert explorer.texts('[data-field="evaluationSet"]') == [label]
+    _scored(explorer, "best", best["best"])
+    _scored(explorer, "previousBest", best["previousBest"])
+    delta = best["delta"]
+    assert explorer.texts('[data-field="delta"]') == [
+        f"{'+' if delta > 0 else ''}{js_text(delta)} (higher is better)"
+    ]
+    ranking = explorer.attrs('[data-testid="ranking"] [data-field="ranking"] a.node-link', "href")
+    assert ranking == [_node_href(v["modelVersion"]) for v in best["ranking"]]
+    assert explorer.texts('[data-testid="ranking"] strong') == [
+        js_text(v["value"]) for v in best["ranking"]
+    ]
+    previous, winner = best["previousBest"]["modelVersion"], best["best"]["modelVersion"]
+    assert explorer.attrs('[data-testid="best-diff-link"] a', "href") == [
+        _href(page_route("diff", previous, winner))
+    ]
+    # What changed from the previous best: exactly the changed fields of the answer's diff.
+    rows = _rows(explorer, '[data-testid="best-diff"]')
+    assert sorted(row for row, _ in rows) == _changed_fields(best["diff"])
+
+
+def test_best_version_is_the_answers(explorer: Explorer, api: Api, stories: Stories) -> None:
+    model, eval_v1 = f"model:{stories.demo}/chat-1b", f"dataset:{stories.demo}/eval-suite@v1"
+    explorer.signed_in(
+        stories.reader, page_route("best", model, metric="acc", dataset=eval_v1, higher="1")
+    )
+    explorer.page.locator('[data-field="best"] a.node-link').wait_for(timeout=WAIT_MS)
+    explorer.shot("best")
+    best = api.data(stories.reader, _BEST, {"model": model, "datasets": [eval_v1]})
+    best = best["bestModelVersion"]
+    _check_best(explorer, best)
+    # The demo's answer: the sweep's 1.1.0 beats the deployed 1.0.0; only lr changed.
+    assert best["best"]["modelVersion"] == f"{model}@1.1.0"
+    assert best["previousBest"]["modelVersion"] == f"{model}@1.0.0"
+    assert [row[:2] for row in _changed_fields(best["diff"])] == [
+        ("metrics", "val/loss"),
+        ("params", "lr"),
+    ]
+
+    # By name within the project, without an evaluation set: two sets, so no answer but a
+    # choice; choosing one keeps the project and gives the answer for that set.
+    explorer.go(page_route("best", "chat-1b", metric="acc", project=stories.demo, higher="1"))
+    sets = explorer.page.get_by_test_id("evaluation-sets")
+    sets.wait_for(timeout=WAIT_MS)
+    explorer.shot("best-ambiguous")
+    ambiguous = api.data(stories.reader, _BEST, {"model": "chat-1b", "project": stories.demo})
+    ambiguous = ambiguous["bestModelVersion"]
+    assert ambiguous["ambiguous"] and ambiguous["best"] is None
+    assert explorer.attrs('[data-testid="evaluation-sets"] li', "data-datasets") == [
+        " ".join(s["datasets"]) for s in ambiguous["evaluationSets"]
+    ]
+    assert explorer.texts('[data-field="best"]') == ["—"]
+    # The form shows the question now asked (no evaluation set), not the last one.
+    assert explorer.page.locator("input#best-dataset").input_value() == ""
+    sets.locator(f'li[data-datasets="{eval_v1}"] a').click()
+    explorer.page.locator(
+        f'[data-field="best"] a.node-link[href="{_node_href(best["best"]["modelVersion"])}"]'
+    ).wait_for(timeout=WAIT_MS)
+    explorer.page.get_by_test_id("evaluation-sets").wait_for(state="detached", timeout=WAIT_MS)
+    chosen = api.data(
+        stories.reader, _BEST, {"model": "chat-1b", "project": stories.demo, "datasets": [eval_v1]}
+    )["bestModelVersion"]
+    _check_best(explorer, chosen)
+    chosen_route = page_route(
+        "best", "chat-1b", metric="acc", dataset=eval_v1, project=stories.demo, higher="1"
+    )
+    assert explorer.page.url.endswith(_href(chosen_route))
+    assert explorer.page.locator("input#best-dataset").input_value() == eval_v1
+    assert not explorer.errors
+
+
+# ---------------------------------------------------------------------------------- digest
+
+
+def _section_items(name: str, digest: dict[str, Any]) -> list[str]:
+    """What each row of a digest section is about, as the answer lists them."""
+    values: list[dict[str, Any]] = digest[name]
+    if name == "people":
+        return [p["person"] for p in values]
+    if name == "stalled":
+        return [s["run"]["id"] for s in values]
+    if name == "repeatedFailures":
+        return [f["experiment"] for f in values]
+    if name.startswith("acceleratorHours"):
+        return [a["key"] for a in values]
+    return [v["id"] or v["modelVersion"] for v in values]
+
+
+_STAMPS = (
+    # The window's ends and an idle time move with the clock between two askings.
+    (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d → \d{4}-\d\d-\d\d \d\d:\d\d UTC"), "<window>"),
+    (re.compile(r"no event for [\d.]+ h"), "no event for <idle> h"),
+)
+
+
+def _without_stamps(markdown: str) -> str:
+    for pattern, replacement in _STAMPS:
+        markdown = pattern.sub(replacement, markdown)
+    return markdown
+
+
+def test_digest_sections_are_the_answers(explorer: Explorer, api: Api, stories: Stories) -> None:
+    # The demo happened on one day: a window from before it to now.
+    first = min(e.occurred_at for e in demo_events(stories.demo))
+    since = f"{(datetime.now(UTC) - first).days + 2}d"
+    explorer.allow_clipboard()
+    explorer.signed_in(stories.reader, page_route("digest", stories.demo, since=since))
+    explorer.page.locator('[data-digest-section="people"]').wait_for(timeout=WAIT_MS)
+    explorer.shot("digest")
+    digest = api.data(stories.reader, _DIGEST, {"projects": [stories.demo], "since": since})
+    digest = digest["digest"]
+
+    sections = explorer.rows("[data-digest-section]")
+    assert [s["attrs"]["data-digest-section"] for s in sections] == list(_DIGEST_SECTIONS)
+    assert [s["attrs"]["data-count"] for s in sections] == [
+        str(len(digest[name])) for name in _DIGEST_SECTIONS
+    ]
+    assert explorer.texts("[data-digest-section] > h3") == [
+        f"{title} ({len(digest[name])})" for name, title in _DIGEST_SECTIONS.items()
+    ]
+    for name in _DIGEST_SECTIONS:
+        cell = "data-count-of" if name == "people" else "data-field"
+        rows = explorer.rows(f'[data-digest-section="{name}"] tr[data-item]', cell)
+        assert [r["attrs"]["data-item"] for r in rows] == _section_items(name, digest), name
+        for item, row in zip(digest[name], rows, strict=True):
+            if name == "people":
+                counts = {column: str(len(item[column])) for column in _PEOPLE_COLUMNS}
+                assert row["cells"] == counts
+            elif name.startswith("acceleratorHours"):
+                assert row["cells"] == {"acceleratorHours": js_text(item["acceleratorHours"])}
+            elif name == "feedback":
+                # A feedback row names its deployment and the model version it was about.
+                assert _node_href(item["id"]) in row["links"]
+                assert _node_href(item["modelVersion"]) in row["links"]
+    assert explorer.texts('[data-field="runsWithoutResources"]') == [
+        str(digest["runsWithoutResources"])
+    ]
+    # What the demo holds: something in every section.
+    assert all(digest[name] for name in _DIGEST_SECTIONS)
+    assert _section_items("stalled", digest) == [f"run:{stories.demo}-demo-sft-005"]
+
+    # "Copy as Markdown" copies the digest's own text.
+    copy = explorer.page.get_by_role("button", name=re.compile("^Copy as Markdown"))
+    copy.click()
+    expect(copy).to_have_text("Copied ✔", timeout=WAIT_MS)
+    assert _without_stamps(explorer.clipboard()) == _without_stamps(digest["markdown"])
+    assert not explorer.errors
+
+
+# ----------------------------------------------------------------------- model-version card
+
+
+def _verdict(passed: bool | None) -> str:
+    return {True: "✔ pass", False: "✘ fail", None: "? unknown"}[passed]
+
+
+def _metrics_text(metrics: Any) -> str:
+    values = json.loads(metrics) if isinstance(metrics, str) else metrics or {}
+    return ", ".join(f"{k} {js_text(v)}" for k, v in values.items()) or "—"
+
+
+def test_a_model_version_card_shows_the_graphs_values(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    version = f"model:{stories.demo}/chat-1b@1.0.0"
+    explorer.signed_in(stories.reader, node_route(version))
+    explorer.page.locator(f'[data-node-card="{version}"]').wait_for(timeout=WAIT_MS)
+    explorer.page.locator('[data-field="feedback"]').wait_for(timeout=WAIT_MS)
+    explorer.shot("model-version")
+    node = api.data(stories.reader, _MODEL_VERSION, {"id": version})["node"]
+    fields = explorer.fields()
+
+    expected = {
+        "status": node["status"],
+        "statusReason": js_text(node["statusReason"]),
+        "registeredAt": node["registeredAt"],
+        "validationPassed": _verdict(node["validationPassed"]),
+        "fitFor": ", ".join(node["fitFor"]) or "—",
+        "uri": node["uri"],
+        "checksum": node["checksum"],
+    }
+    assert {name: fields.get(name) for name in expected} == expected
+    for field, ref in (
+        ("model", node["model"]),
+        ("producedBy", node["producedBy"]),
+        ("exportedFrom", node["exportedFrom"]),
+    ):
+        assert _links(explorer, f'[data-field="{field}"]') == [_node_href(ref["id"])], field
+
+    rows = explorer.rows('[data-field="evaluations"] tbody tr', "data-col")
+    assert [r["attrs"]["data-evaluation-id"] for r in rows] == [
+        e["id"] for e in node["evaluations"]
+    ]
+    for evaluation, row in zip(node["evaluations"], rows, strict=True):
+        assert row["cells"]["passed"] == _verdict(evaluation["passed"])
+        assert row["cells"]["metrics"] == _metrics_text(evaluation["metrics"])
+        assert row["cells"]["evaluatedAt"] == evaluation["evaluatedAt"]
+        assert row["links"] == [_node_href(evaluation["id"])] + [
+            _node_href(d["id"]) for d in evaluation["datasets"]
+        ]
+
+    deployments = '[data-field="deployments"] li'
+    assert explorer.attrs(deployments, "data-deployment-id") == [
+        d["id"] for d in node["deployments"]
+    ]
+    for deployment in node["deployments"]:
+        text = explorer.texts(f'{deployments}[data-deployment-id="{deployment["id"]}"]')[0]
+        assert f" — {deployment['environment']}, {deployment['status']}" in text
+        assert text.endswith(f" at {deployment['endpoint']}")
+
+    feedback = '[data-field="feedback"] tbody tr'
+    assert explorer.attrs(feedback, "data-feedback-event") == [
+        f["eventId"] for f in node["feedback"]
+    ]
+    for item in node["feedback"]:
+        row = f'{feedback}[data-feedback-event="{item["eventId"]}"]'
+        assert _links(explorer, row) == [_node_href(item["deployment"]["id"])]
+        assert _metrics_text(item["metrics"]) in explorer.texts(f"{row} td")
+
+    # What the demo holds: approved, evaluated twice (passed on v1, failed on v2), deployed.
+    assert node["status"] == "approved"
+    assert sorted(e["passed"] for e in node["evaluations"]) == [False, True]
+    assert [d["id"] for d in node["deployments"]] == [f"deployment:{stories.demo}/chat-api"]
+    assert len(node["feedback"]) == 1
+    assert not explorer.errors

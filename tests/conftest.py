@@ -195,7 +195,8 @@ def _free_port() -> int:
 
 
 class PrivateServer:
-    """A Kafka or Neo4j of one test alone, on free loopback ports, that it may stop and restart.
+    """A Kafka or Neo4j apart from the shared ones, on free loopback ports, that a test may
+    stop and restart.
 
     Fault tests use it so that killing a server never disturbs the shared one.
     """
@@ -261,15 +262,33 @@ class PrivateServer:
         return any(port_accepts(self.settings.host, p) for p in self.server.ports().values())
 
 
-@pytest.fixture()
-def private_kafka(tmp_path: Path) -> Iterator[PrivateServer]:
-    """A started Kafka broker of this test alone (stop/start/kill it at will)."""
-    server = PrivateServer("kafka", tmp_path / "private-kafka")
+@pytest.fixture(scope="session")
+def _private_kafka_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateServer]:
+    """The fault tests' own Kafka broker, started when first asked and kept for the session."""
+    server = PrivateServer("kafka", tmp_path_factory.mktemp("private-kafka"))
     server.start()
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture()
+def private_kafka(_private_kafka_server: PrivateServer) -> Iterator[PrivateServer]:
+    """A started Kafka broker apart from the shared one, to stop, start and kill at will.
+
+    One broker serves every test that asks, one test at a time (each names its own topics and
+    consumer groups); a test that leaves it down hands it on restarted. Starting a broker
+    costs 10 to 30 s here, so it is not started anew for each test.
+    """
+    server = _private_kafka_server
+    if not server.server.is_ready():
+        server.start()
+    try:
+        yield server
+    finally:
+        if not server.server.is_ready():
+            server.start()
 
 
 @pytest.fixture()

@@ -272,8 +272,8 @@ export const BEST_QUERY = /* GraphQL */ `
 
 /** The weekly digest of one project. */
 export const DIGEST_QUERY = /* GraphQL */ `
-  query Digest($projects: [String!]!, $since: String!) {
-    digest(projects: $projects, since: $since) {
+  query Digest($projects: [String!]!, $since: String!, $until: String) {
+    digest(projects: $projects, since: $since, until: $until) {
       projects since until stalledAfterSeconds personBasis runsWithoutResources truncated markdown
       people {
         person basis

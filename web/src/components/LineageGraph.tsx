@@ -1,8 +1,8 @@
 import {
   BaseEdge,
+  Handle,
   Background,
   Controls,
-  Handle,
   MarkerType,
   Position,
   ReactFlow,
@@ -123,6 +123,7 @@ const ProvEdgeView = memo(function ProvEdgeView(props: EdgeProps<ProvEdge>) {
         id={props.id}
         path={path}
         markerEnd={props.markerEnd}
+        interactionWidth={0}
         style={{ strokeWidth: onPath ? 3 : 1.2, stroke: onPath ? "#d97706" : "#667", strokeDasharray: back ? "5 4" : undefined }}
       />
       {head && (

@@ -11,14 +11,14 @@ function record(name: string, extra: Record<string, number>): void {
   Object.assign(perf, extra);
 }
 
-/** Call `then` once `count` nodes are in the DOM (checked each frame, for at most 10 s). */
+/** Call `then` once `count` nodes are in the DOM (checked each frame, for at most 60 s). */
 function whenDrawn(count: number, then: () => void): () => void {
   let frame = 0;
   const started = performance.now();
   const check = () => {
     const drawn = document.querySelectorAll("[data-node-id]").length;
     if (drawn >= count) then();
-    else if (performance.now() - started < 10_000) frame = requestAnimationFrame(check);
+    else if (performance.now() - started < 60_000) frame = requestAnimationFrame(check);
   };
   frame = requestAnimationFrame(check);
   return () => cancelAnimationFrame(frame);

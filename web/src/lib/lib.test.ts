@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { metricCurves } from "./curves";
 import { changeMarker, diffChain, diffRows } from "./diff";
-import { normaliseGates, verdictText } from "./gates";
+import { readQualityGates, verdictText } from "./gates";
 import { decoded, flatten, text } from "./json";
-import { recipeGaps, recipeSteps } from "./recipe";
+import { baseLabel, recipeGaps, recipeSteps } from "./recipe";
 
 describe("json helpers", () => {
   it("decodes JSON text of maps and flattens nested params", () => {
@@ -15,18 +15,44 @@ describe("json helpers", () => {
   });
 });
 
-describe("normaliseGates", () => {
-  it("reads lists of gate records", () => {
-    expect(normaliseGates([{ name: "no_nulls", passed: true }, { name: "dupes", status: "failed", ratio: 0.2 }])).toEqual([
-      { name: "no_nulls", passed: true, detail: "" },
-      { name: "dupes", passed: false, detail: "ratio: 0.2" },
-    ]);
+describe("readQualityGates", () => {
+  it("reads the contract's shape: each check a gate, the rest measurements, empty maps left out", () => {
+    const recorded = { checks: [{ name: "no-empty", passed: true }, { name: "toxicity", passed: false, value: 0.2 }], dedup_rate: 0.12, mix_ratio: {} };
+    expect(readQualityGates(recorded)).toEqual({
+      gates: [
+        { name: "no-empty", passed: true, detail: "" },
+        { name: "toxicity", passed: false, detail: "value: 0.2" },
+      ],
+      measures: [{ name: "dedup_rate", value: "0.12" }],
+    });
+    // As the API may send it: JSON text.
+    expect(readQualityGates(JSON.stringify(recorded))).toEqual(readQualityGates(recorded));
   });
-  it("reads maps, as objects or JSON text", () => {
-    expect(normaliseGates('{"schema": true, "size": {"passed": false, "min": 10}}')).toEqual([
+  it("shows a recorded mix ratio as a measurement", () => {
+    expect(readQualityGates({ mix_ratio: { web: 0.9, code: 0.1 } }).measures).toEqual([{ name: "mix_ratio", value: "web 0.9, code 0.1" }]);
+  });
+  it("reads lists of gate records", () => {
+    expect(readQualityGates([{ name: "no_nulls", passed: true }, { name: "dupes", status: "failed", ratio: 0.2 }])).toEqual({
+      gates: [
+        { name: "no_nulls", passed: true, detail: "" },
+        { name: "dupes", passed: false, detail: "ratio: 0.2" },
+      ],
+      measures: [],
+    });
+  });
+  it("reads maps of verdicts, as objects or JSON text", () => {
+    expect(readQualityGates('{"schema": true, "size": {"passed": false, "min": 10}, "lint": "ok", "note": null}').gates).toEqual([
       { name: "schema", passed: true, detail: "" },
       { name: "size", passed: false, detail: "min: 10" },
+      { name: "lint", passed: true, detail: "" },
     ]);
+  });
+  it("names unnamed checks by their list and place", () => {
+    expect(readQualityGates({ checks: [{ passed: false }] }).gates).toEqual([{ name: "checks 1", passed: false, detail: "" }]);
+  });
+  it("records nothing for nothing", () => {
+    expect(readQualityGates(null)).toEqual({ gates: [], measures: [] });
+    expect(readQualityGates({ checks: [], mix_ratio: {}, dedup_rate: null })).toEqual({ gates: [], measures: [] });
   });
   it("gives every verdict a text and an icon", () => {
     expect(verdictText(true)).toEqual({ icon: "✔", label: "pass" });
@@ -156,5 +182,14 @@ describe("recipeSteps", () => {
   });
   it("reads the gaps", () => {
     expect(recipeGaps(recipe)).toEqual([{ at: "run:1", issue: "no code commit recorded" }]);
+  });
+  it("names the base by its type's label and its name and version, as the other steps name things", () => {
+    const based = recipeSteps({
+      target: { id: "model:p/chat@2" },
+      run: { ...recipe.run, base: { type: "ModelVersion", id: "model:p/base-1b@1.0.0", name: "base-1b", version: "1.0.0", run: null } },
+    });
+    expect(based[0]).toMatchObject({ kind: "base", title: "Start from model version base-1b 1.0.0", id: "model:p/base-1b@1.0.0", copy: "model:p/base-1b@1.0.0" });
+    expect(baseLabel({ type: "Checkpoint", id: "checkpoint:r/300", step: 300 })).toBe("checkpoint at step 300");
+    expect(baseLabel({ id: "model:p/x@1" })).toBe("base model:p/x@1");
   });
 });

@@ -1,7 +1,19 @@
 /** The `reproduce` answer as a checklist: one step per thing to get right, with what to copy. */
 
 import type { Json } from "../api/types";
+import { typeStyle } from "../graph/styles";
 import { asArray, asObject, flatten, text, type JsonObject } from "./json";
+
+/**
+ * The base a run started from as the other steps name things: its type's label and its name and
+ * version (`model version base-1b 1.0.0`), a checkpoint by its step, else its id.
+ */
+export function baseLabel(base: JsonObject): string {
+  const type = typeof base.type === "string" ? typeStyle(base.type).label.toLowerCase() : "base";
+  const named = [base.name, base.version].filter((v) => v != null && v !== "").map(text).join(" ");
+  const what = named || (base.step != null ? `at step ${text(base.step)}` : text(base.id));
+  return `${type} ${what}`;
+}
 
 /** What a step is about (the page marks each item with it). */
 export type StepKind = "base" | "code" | "image" | "packages" | "data" | "params" | "resources" | "resume" | "export" | "verify";
@@ -47,7 +59,7 @@ function runSteps(value: Json | undefined, out: RecipeStep[], prefix: string): v
   const id = typeof run.id === "string" ? run.id : "run";
   const base = asObject(run.base);
   if (Object.keys(base).length) {
-    out.push({ key: `${id}:base`, kind: "base", title: `${prefix}Start from ${text(base.type ?? "base")} ${text(base.id)}`, detail: "", copy: text(base.id), id: typeof base.id === "string" ? base.id : null });
+    out.push({ key: `${id}:base`, kind: "base", title: `${prefix}Start from ${baseLabel(base)}`, detail: "", copy: text(base.id), id: typeof base.id === "string" ? base.id : null });
     runSteps(base.run_recipe ?? base.run, out, `${prefix}(base) `);
   }
   const code = asObject(run.code);

@@ -48,3 +48,11 @@ export function isShortened(segments: Segment[]): boolean {
 export function shownText(segments: Segment[]): string {
   return segments.map((s) => s.shown + (s.hidden ? "…" : "")).join("");
 }
+
+/**
+ * `text` cut after each run of `/` or `@` (`registry.example.org/`, `ml/`, `trainer:1@`,
+ * `sha256:…`): where a long id, URI or image reference may wrap. Joined they give `text`.
+ */
+export function wrapPieces(text: string): string[] {
+  return text.match(/[^/@]*(?:[/@]+|$)/g)?.filter((piece) => piece !== "") ?? [];
+}

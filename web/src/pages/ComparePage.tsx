@@ -92,10 +92,21 @@ export function ComparePage({ route }: { route: CompareRoute }) {
                     {paramValue(r, p)}
                   </td>
                 ))}
-                <td>{r.inputs.map((i) => `${i.role}: ${i.datasetVersion}`).join(", ") || "—"}</td>
+                <td data-field="inputs">
+                  {r.inputs.length
+                    ? r.inputs.map((i, n) => (
+                        <span key={`${i.role}:${i.datasetVersion}`}>
+                          {n ? ", " : ""}
+                          {i.role}: <LongValue value={i.datasetVersion} />
+                        </span>
+                      ))
+                    : "—"}
+                </td>
                 <td data-field="environment">{r.environment ? <LongValue value={r.environment.image ?? r.environment.id} /> : "—"}</td>
                 <td>
-                  <code>{text(r.code?.commit)}</code>
+                  <code>
+                    <LongValue value={text(r.code?.commit)} />
+                  </code>
                   {r.code?.dirty ? " (dirty)" : ""}
                 </td>
                 {c.metrics.map((m) => (

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { DIGEST_QUERY } from "../api/queries";
 import type { DigestAnswer, DigestItem, DigestRun } from "../api/types";
 import { useQuery } from "../api/useQuery";
@@ -7,7 +7,8 @@ import { NodeLink } from "../components/NodeLink";
 import { ProjectPicker } from "../components/ProjectPicker";
 import { ErrorView, Loading } from "../components/Status";
 import { text } from "../lib/json";
-import type { Route } from "../routes/route";
+import { compactIso, humanDuration, isoToLocalInput, laterUntil, localInputToIso } from "../lib/time";
+import { formatRoute, type Route } from "../routes/route";
 import { navigate } from "../routes/useRoute";
 
 type DigestRoute = Extract<Route, { page: "digest" }>;
@@ -96,25 +97,59 @@ function ItemTable({ items }: { items: DigestItem[] }) {
   );
 }
 
+const WINDOWS = ["24h", "7d", "14d", "30d"];
+
+/** The project, the window's length and its end (now, or a time to look at a past window). */
+function WindowForm({ route }: { route: DigestRoute }) {
+  const [until, setUntil] = useState(isoToLocalInput(route.until));
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    navigate({ ...route, until: localInputToIso(until) });
+  };
+  return (
+    <form className="inline" onSubmit={submit} aria-label="Digest window">
+      <label htmlFor="digest-project">Project</label>
+      <ProjectPicker id="digest-project" value={route.project} allLabel="(choose)" onChange={(p) => p && navigate({ ...route, project: p })} />
+      <label htmlFor="digest-since">Window</label>
+      <select id="digest-since" value={route.since} onChange={(e) => navigate({ ...route, since: e.target.value })}>
+        {WINDOWS.concat(WINDOWS.includes(route.since) ? [] : [route.since]).map((s) => (
+          <option key={s} value={s}>
+            {route.until ? s : `last ${s}`}
+          </option>
+        ))}
+      </select>
+      <label htmlFor="digest-until">ending (empty: now)</label>
+      <input id="digest-until" type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
+      <button type="submit">Show</button>
+      {route.until && (
+        <button type="button" onClick={() => navigate({ ...route, until: "" })}>
+          Now
+        </button>
+      )}
+    </form>
+  );
+}
+
 /** The weekly digest of a project as tables. */
 export function DigestPage({ route }: { route: DigestRoute }) {
-  const { data, error, loading } = useQuery<DigestAnswer>(DIGEST_QUERY, { projects: [route.project], since: route.since });
+  const { data, error, loading } = useQuery<DigestAnswer>(DIGEST_QUERY, {
+    projects: [route.project],
+    since: route.since,
+    until: route.until || null,
+  });
   const d = data?.digest;
+  const later = route.until ? laterUntil(route.until, route.since) : null;
   return (
     <section>
       <h2>Digest of {route.project}</h2>
-      <form className="inline" onSubmit={(e) => e.preventDefault()} aria-label="Digest window">
-        <label htmlFor="digest-project">Project</label>
-        <ProjectPicker id="digest-project" value={route.project} allLabel="(choose)" onChange={(p) => p && navigate({ ...route, project: p })} />
-        <label htmlFor="digest-since">Window</label>
-        <select id="digest-since" value={route.since} onChange={(e) => navigate({ ...route, since: e.target.value })}>
-          {["24h", "7d", "14d", "30d"].concat(["24h", "7d", "14d", "30d"].includes(route.since) ? [] : [route.since]).map((s) => (
-            <option key={s} value={s}>
-              last {s}
-            </option>
-          ))}
-        </select>
-      </form>
+      {/* Keyed by the route: a link to another window shows its own end in the form. */}
+      <WindowForm key={formatRoute(route)} route={route} />
+      {d && (
+        <p className="actions" data-testid="digest-windows">
+          <a href={formatRoute({ ...route, until: compactIso(d.since) })}>← the {route.since} before</a>
+          {later !== null && <a href={formatRoute({ ...route, until: later })}>the {route.since} after →</a>}
+        </p>
+      )}
       {loading && <Loading what="Building the digest" />}
       {error && <ErrorView error={error} />}
       {d && (
@@ -158,7 +193,8 @@ export function DigestPage({ route }: { route: DigestRoute }) {
             <ul className="muted">
               {d.stalled.map((s) => (
                 <li key={s.run.id}>
-                  {s.run.id}: no event since {s.lastEventAt} ({Math.round(s.idleSeconds / 60)} min)
+                  {s.run.id}: no event for <span title={`${Math.round(s.idleSeconds)} s`}>{humanDuration(s.idleSeconds)}</span> (the last at{" "}
+                  {s.lastEventAt})
                 </li>
               ))}
             </ul>

@@ -40,8 +40,17 @@ describe("parseRoute", () => {
     expect(parseRoute("#/nowhere/x").page).toBe("unknown");
   });
 
-  it("defaults the digest window to 7d", () => {
-    expect(parseRoute("#/digest/vision")).toEqual({ page: "digest", project: "vision", since: "7d" });
+  it("defaults the digest window to 7d ending now", () => {
+    expect(parseRoute("#/digest/vision")).toEqual({ page: "digest", project: "vision", since: "7d", until: "" });
+  });
+
+  it("reads the end of a past digest window", () => {
+    expect(parseRoute("#/digest/vision?since=7d&until=2026-01-12T00%3A00%3A00Z")).toEqual({
+      page: "digest",
+      project: "vision",
+      since: "7d",
+      until: "2026-01-12T00:00:00Z",
+    });
   });
 });
 
@@ -53,7 +62,8 @@ describe("formatRoute", () => {
     { page: "reproduce", id: "model:p/m@1" },
     { page: "compare", experiment: "exp:p/3", metric: "final:val/loss" },
     { page: "best", model: "model:p/m", metric: "acc", dataset: "dsv:p/t@1", project: "", higher: true },
-    { page: "digest", project: "vision", since: "24h" },
+    { page: "digest", project: "vision", since: "24h", until: "" },
+    { page: "digest", project: "demo llm", since: "7d", until: "2026-01-12T00:00:00+01:00" },
   ];
   for (const route of routes) {
     it(`round-trips ${route.page}`, () => {
@@ -63,6 +73,13 @@ describe("formatRoute", () => {
 
   it("omits empty query arguments", () => {
     expect(formatRoute({ page: "search", q: "", type: "", project: "" })).toBe("#/search");
+    expect(formatRoute({ page: "digest", project: "vision", since: "7d", until: "" })).toBe("#/digest/vision?since=7d");
+  });
+
+  it("writes the end of a digest window", () => {
+    expect(formatRoute({ page: "digest", project: "vision", since: "7d", until: "2026-01-12T00:00:00Z" })).toBe(
+      "#/digest/vision?since=7d&until=2026-01-12T00%3A00%3A00Z",
+    );
   });
 
   it("maps directions to the API enum", () => {

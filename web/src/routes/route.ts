@@ -11,7 +11,8 @@ export type Route =
   | { page: "reproduce"; id: string }
   | { page: "compare"; experiment: string; metric: string }
   | { page: "best"; model: string; metric: string; dataset: string; project: string; higher: boolean }
-  | { page: "digest"; project: string; since: string }
+  /** `until` an ISO time, '' for now. */
+  | { page: "digest"; project: string; since: string; until: string }
   | { page: "unknown"; hash: string };
 
 /** The default lineage depth when the link names none (the API's own default). */
@@ -81,7 +82,7 @@ export function parseRoute(hash: string): Route {
           }
         : unknown(raw);
     case "digest":
-      return rest.length === 1 ? { page: "digest", project: rest[0], since: get("since") || "7d" } : unknown(raw);
+      return rest.length === 1 ? { page: "digest", project: rest[0], since: get("since") || "7d", until: get("until") } : unknown(raw);
     default:
       return unknown(raw);
   }
@@ -140,7 +141,7 @@ export function formatRoute(route: Route): string {
         higher: route.higher ? "1" : undefined,
       })}`;
     case "digest":
-      return `#/digest/${seg(route.project)}${query({ since: route.since })}`;
+      return `#/digest/${seg(route.project)}${query({ since: route.since, until: route.until })}`;
     case "unknown":
       return `#${route.hash}`;
   }
@@ -155,7 +156,7 @@ export const link = {
   reproduce: (id: string) => formatRoute({ page: "reproduce", id }),
   diff: (a: string, b: string) => formatRoute({ page: "diff", a, b }),
   compare: (experiment: string) => formatRoute({ page: "compare", experiment, metric: "" }),
-  digest: (project: string) => formatRoute({ page: "digest", project, since: "7d" }),
+  digest: (project: string) => formatRoute({ page: "digest", project, since: "7d", until: "" }),
 };
 
 /** The API's Direction enum value of a route direction. */

@@ -1,5 +1,5 @@
 import type { Json, NodeCard, Ref } from "../../api/types";
-import { normaliseGates } from "../../lib/gates";
+import { readQualityGates } from "../../lib/gates";
 import { asArray, asObject, text } from "../../lib/json";
 import { Field, Fields, ObjectFields, Value } from "../Field";
 import { NodeLink } from "../NodeLink";
@@ -30,7 +30,7 @@ const label = (r: Ref) => [r.name, r.version].filter(Boolean).join(" ") || r.id;
 export function DatasetVersionCard({ node }: { node: NodeCard }) {
   const d = node as unknown as NodeCard & DatasetVersionFields;
   const props = asObject(node.properties);
-  const gates = normaliseGates(d.qualityGates);
+  const quality = readQualityGates(d.qualityGates);
   const rules = asArray(d.cleaningRules);
   // `previousVersion` is a version label (`v1`): its node is found among the dataset's versions.
   // Failing that, its id is built as the service builds version ids: `dataset:<project>/<name>@<label>`.
@@ -129,27 +129,43 @@ export function DatasetVersionCard({ node }: { node: NodeCard }) {
       </section>
       <section>
         <h3>Quality gates</h3>
-        {gates.length ? (
-          <table data-field="qualityGates">
-            <thead>
-              <tr>
-                <th>Gate</th>
-                <th>Result</th>
-                <th>Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {gates.map((g) => (
-                <tr key={g.name}>
-                  <td>{g.name}</td>
-                  <td>
-                    <Verdict passed={g.passed} field={`qualityGates.${g.name}`} />
-                  </td>
-                  <td>{g.detail || "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        {quality.gates.length || quality.measures.length ? (
+          <div data-field="qualityGates">
+            {quality.gates.length > 0 && (
+              <table>
+                <thead>
+                  <tr>
+                    <th>Gate</th>
+                    <th>Result</th>
+                    <th>Detail</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {quality.gates.map((g, i) => (
+                    <tr key={`${g.name}:${i}`} data-gate={g.name}>
+                      <td>{g.name}</td>
+                      <td>
+                        <Verdict passed={g.passed} field={`qualityGates.${g.name}`} />
+                      </td>
+                      <td>{g.detail || "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            {quality.measures.length > 0 && (
+              <>
+                <h4>Measured</h4>
+                <Fields>
+                  {quality.measures.map((m) => (
+                    <Field key={m.name} name={`qualityGates.${m.name}`} label={m.name}>
+                      {m.value}
+                    </Field>
+                  ))}
+                </Fields>
+              </>
+            )}
+          </div>
         ) : (
           <p className="muted">No quality gates recorded.</p>
         )}

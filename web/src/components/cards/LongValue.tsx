@@ -1,5 +1,5 @@
 import { Fragment, useState } from "react";
-import { digestSegments, isShortened, shownText } from "../../lib/shorten";
+import { digestSegments, isShortened, shownText, wrapPieces } from "../../lib/shorten";
 
 /**
  * Copies `value`. The button holds no text (an icon and a label for assistive technology), so
@@ -30,19 +30,35 @@ function CopyValue({ value }: { value: string }) {
   );
 }
 
+/** `text` with a line-break opportunity after each `/` and `@` (`<wbr>` adds no text). */
+function Wrappable({ text }: { text: string }) {
+  const pieces = wrapPieces(text);
+  return (
+    <>
+      {pieces.map((piece, i) => (
+        <Fragment key={i}>
+          {piece}
+          {i < pieces.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
 /**
- * A value that may hold a content digest: the digest shortened in view (`sha256:` and its first
- * hex digits, then `…`), the whole value in the tooltip, in `data-value`, behind a copy button,
- * and in the text of the element (the rest of a digest is hidden from view only).
+ * A value that may be long: it may wrap after each `/` and `@`; a content digest in it is
+ * shortened in view (`sha256:` and its first hex digits, then `…`), the whole value being in the
+ * tooltip, in `data-value`, behind a copy button, and in the text of the element (the rest of
+ * a digest is hidden from view only).
  */
 export function LongValue({ value }: { value: string }) {
   const segments = digestSegments(value);
-  if (!isShortened(segments)) return <>{value}</>;
+  if (!isShortened(segments)) return <Wrappable text={value} />;
   return (
     <span className="long-value" title={value} data-value={value} data-shown={shownText(segments)}>
       {segments.map((s, i) => (
         <Fragment key={i}>
-          {s.shown}
+          <Wrappable text={s.shown} />
           {s.hidden && (
             <>
               <span className="elided">{s.hidden}</span>

@@ -1,14 +1,23 @@
 """What the seeded stories of the query tests share: an event of the current contract at a
-given time, and the command line run against the test's Neo4j."""
+given time, the command line run against the test's Neo4j, and GraphQL run in-process."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from neo4j import Driver
+from strawberry.types import ExecutionResult
+
+from provgraph.query.graphql.schema import make_context, make_schema
+from provgraph.query.read.reader import GraphReader
+from provgraph.query.recipes.service import Recipes
+from provgraph.query.settings import QuerySettings
 from provgraph.schemas import REGISTRY, Event
 
 
@@ -44,3 +53,30 @@ def provgraph_cli(endpoint: Any, *argv: str) -> subprocess.CompletedProcess[str]
         timeout=60,
         check=False,
     )
+
+
+def graphql_executor(driver: Driver) -> Callable[[str], ExecutionResult]:
+    """Runs a GraphQL query in-process on `driver`'s graph, a fresh context per query (as per
+    HTTP request), and returns strawberry's result, errors included."""
+    settings = QuerySettings()
+    reader = GraphReader(driver, settings=settings)
+    schema = make_schema(settings)
+
+    def run(query: str) -> ExecutionResult:
+        context = make_context(settings, reader, Recipes(driver))
+        return asyncio.run(schema.execute(query, context_value=context))
+
+    return run
+
+
+def graphql_data(driver: Driver) -> Callable[[str], dict[str, Any]]:
+    """Like `graphql_executor`, for a query that must succeed: its data."""
+    execute = graphql_executor(driver)
+
+    def run(query: str) -> dict[str, Any]:
+        result = execute(query)
+        assert result.errors is None, result.errors
+        assert result.data is not None
+        return result.data
+
+    return run

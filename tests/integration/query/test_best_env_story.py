@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 from neo4j import Driver
 from support.doc_examples import shown_output, text_mismatch
+from support.stories import graphql_data, story_event
 from support.stories import provgraph_cli as _cli
-from support.stories import story_event
 
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
@@ -129,18 +129,7 @@ def story(neo4j_driver: Driver, project: str) -> str:
 
 @pytest.fixture()
 def gql(neo4j_driver: Driver, story: str) -> Any:
-    settings = QuerySettings()
-    reader = GraphReader(neo4j_driver, settings=settings)
-    schema = make_schema(settings)
-
-    def run(query: str) -> dict[str, Any]:
-        context = make_context(settings, reader, Recipes(neo4j_driver))
-        result = asyncio.run(schema.execute(query, context_value=context))
-        assert result.errors is None, result.errors
-        assert result.data is not None
-        return result.data
-
-    return run
+    return graphql_data(neo4j_driver)
 
 
 # ---- best ---------------------------------------------------------------------------------

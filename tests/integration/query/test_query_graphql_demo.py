@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 from neo4j import Driver
+from support.stories import graphql_data
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
-from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.reader import GraphReader
-from provgraph.query.recipes.service import Recipes
-from provgraph.query.settings import QuerySettings
 
 
 @pytest.fixture()
@@ -23,18 +19,7 @@ def gql(neo4j_driver: Driver, project: str) -> Any:
     GraphWriter(neo4j_driver).write(
         [project_event(e) for e in demo_events(project, with_sweep=False)]
     )
-    settings = QuerySettings()
-    reader = GraphReader(neo4j_driver, settings=settings)
-    schema = make_schema(settings)
-
-    def run(query: str) -> dict[str, Any]:
-        context = make_context(settings, reader, Recipes(neo4j_driver))
-        result = asyncio.run(schema.execute(query, context_value=context))
-        assert result.errors is None, result.errors
-        assert result.data is not None
-        return result.data
-
-    return run
+    return graphql_data(neo4j_driver)
 
 
 def test_model_version_walks_back_to_data(gql: Any, project: str) -> None:

@@ -17,7 +17,6 @@ The story (project p, March 2026, the window 03-01 12:00 to 03-08 12:00 UTC):
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from datetime import UTC, datetime
@@ -25,14 +24,11 @@ from typing import Any
 
 import pytest
 from neo4j import Driver
+from support.stories import graphql_executor
 from support.stories import provgraph_cli as _cli
 
 from provgraph.ingest.projection import LogStamp, project_event
 from provgraph.ingest.writer import GraphWriter
-from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.reader import GraphReader
-from provgraph.query.recipes.service import Recipes
-from provgraph.query.settings import QuerySettings
 from provgraph.schemas import REGISTRY, Event
 
 UNTIL = "2026-03-08T12:00:00Z"
@@ -176,15 +172,7 @@ def _check_advice(answer: dict[str, Any], p: str) -> None:
 
 @pytest.fixture()
 def gql(neo4j_driver: Driver, story: str) -> Any:
-    settings = QuerySettings()
-    reader = GraphReader(neo4j_driver, settings=settings)
-    schema = make_schema(settings)
-
-    def run(query: str) -> Any:
-        context = make_context(settings, reader, Recipes(neo4j_driver))
-        return asyncio.run(schema.execute(query, context_value=context))
-
-    return run
+    return graphql_executor(neo4j_driver)
 
 
 def test_digest_through_graphql(gql: Any, story: str) -> None:

@@ -44,8 +44,9 @@ def _args() -> argparse.Namespace:
     )
     parser.add_argument("--repeat", type=int, default=3, help="repeated runs (medians)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--samples", type=int, default=60, help="calls per query row")
     parser.add_argument(
-        "--samples", type=int, default=60, help="calls per query row; page loads per explorer case"
+        "--page-loads", type=int, default=7, help="timed page loads per explorer case"
     )
     parser.add_argument(
         "--results",
@@ -88,7 +89,7 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             )
         if "explorer" in parts:
             print("  explorer (Chromium)", flush=True)
-            tables.append(bench_explorer.run(infra, *query_roots(data.events), args.samples))
+            tables.append(bench_explorer.run(infra, *query_roots(data.events), args.page_loads))
         if "replay" in parts:
             print("  replay", flush=True)
             tables.append(bench_replay.run_replay(infra, data, topic, live, args.repeat))

@@ -352,7 +352,16 @@ def run(infra: PrivateInfra, tops: list[str], bottoms: list[str], samples: int) 
         try:
             for case in cases:
                 _checked_load(context, base, case)
-                results[case.label] = [_timed_load(context, base, case) for _ in range(samples)]
+                print(f"    {case.label}: drawn sets checked; {samples} timed loads", flush=True)
+                results[case.label] = []
+                for n in range(samples):
+                    sample = _timed_load(context, base, case)
+                    results[case.label].append(sample)
+                    print(
+                        f"      load {n + 1}/{samples}: drawn {sample.drawn_ms:,.0f} ms,"
+                        f" expand {sample.expand_ms:,.0f} ms",
+                        flush=True,
+                    )
         finally:
             context.close()
     calls = max(samples, 20)

@@ -3,7 +3,6 @@ import { clearToken, getToken, setToken } from "./api/auth";
 import { onAuthLost } from "./api/client";
 import { forgetProjects } from "./api/projects";
 import { Layout } from "./components/Layout";
-import { layoutWorker } from "./graph/layoutWorker";
 import { PageFor } from "./pages/PageFor";
 import { SignIn } from "./pages/SignIn";
 import { useRoute } from "./routes/useRoute";
@@ -13,11 +12,6 @@ export function App() {
   const [token, setTokenState] = useState<string | null>(getToken);
   const [message, setMessage] = useState<string | null>(null);
   const route = useRoute();
-
-  // Start the layout worker early: it loads while the user signs in or a query runs.
-  useEffect(() => {
-    layoutWorker();
-  }, []);
 
   useEffect(
     () =>

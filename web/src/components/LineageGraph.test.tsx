@@ -2,7 +2,8 @@ import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { LineageData, NodeSummary } from "../api/types";
 import { fromLineage, shortestPath } from "../graph/model";
-import { backEdgePath, LineageGraph } from "./LineageGraph";
+import { backEdgePath, DETAIL_ZOOM, fitted, LineageFlow } from "./LineageGraph";
+import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
 
 const node = (id: string, type: string, extra: Partial<NodeSummary> = {}): NodeSummary => ({
   id, type, project: "p", firstSeenAt: null, lastEventAt: null, deletedAt: null, placeholder: false, ...extra,
@@ -30,7 +31,8 @@ describe("LineageGraph (server-rendered)", () => {
     ["model:p/m@1", { x: 600, y: 0 }],
   ]);
   const html = renderToString(
-    <LineageGraph
+    <LineageFlow
+      size={{ width: 1200, height: 600 }}
       graph={graph}
       positions={positions}
       rootId="model:p/m@1"
@@ -62,9 +64,53 @@ describe("LineageGraph (server-rendered)", () => {
     expect(html).toContain("expanded −");
   });
 
+  it("draws a small graph at reading size, with its text", () => {
+    expect(html).toContain('data-zoom="detail"');
+    expect(html).not.toContain("zoom in to read the labels");
+  });
+
   it("highlights the path between the two selected nodes", () => {
     expect(html.match(/class="gedge on-path"/g)?.length).toBe(2);
     expect(html.match(/gnode[^"]*on-path/g)?.length).toBe(3);
+  });
+});
+
+describe("the first viewport", () => {
+  const row = (n: number) => new Map(Array.from({ length: n }, (_, i) => [`n${i}`, { x: 0, y: i * (NODE_HEIGHT + 28) }]));
+
+  it("fits every node in the box, centred, as fitView would", () => {
+    const v = fitted(row(8), { width: 1000, height: 600 });
+    const height = 8 * NODE_HEIGHT + 7 * 28;
+    expect(v.zoom).toBeCloseTo(Math.min(1000 / (NODE_WIDTH * 1.1), 600 / (height * 1.1)), 1);
+    expect(v.x + (NODE_WIDTH / 2) * v.zoom).toBeCloseTo(500, 0);
+    expect(v.y + (height / 2) * v.zoom).toBeCloseTo(300, 0);
+  });
+
+  it("starts a big graph zoomed out: shapes only, with a note saying so", () => {
+    const big = fromLineage({
+      ...answer,
+      nodes: [...answer.nodes, ...Array.from({ length: 300 }, (_, i) => node(`run:x${i}`, "Run", { name: `r${i}` }))],
+    });
+    const positions = new Map([...big.nodes.keys()].map((id, i) => [id, { x: 0, y: i * (NODE_HEIGHT + 28) }]));
+    expect(fitted(positions, { width: 1200, height: 600 }).zoom).toBeLessThan(DETAIL_ZOOM);
+    const html = renderToString(
+      <LineageFlow
+        size={{ width: 1200, height: 600 }}
+        graph={big}
+        positions={positions}
+        rootId="model:p/m@1"
+        expanded={new Set()}
+        expanding={null}
+        selected={[]}
+        path={null}
+        onToggleExpand={() => undefined}
+        onToggleSelect={() => undefined}
+        onFocusNode={() => undefined}
+      />,
+    );
+    expect(html).toContain('data-zoom="overview"');
+    expect(html).toContain("zoom in to read the labels");
+    expect(html.match(/data-node-id=/g)?.length).toBe(big.nodes.size);
   });
 });
 

@@ -1,12 +1,13 @@
 import {
-  BaseEdge,
-  Handle,
   Background,
   Controls,
   MarkerType,
+  Panel,
   Position,
   ReactFlow,
   getBezierPath,
+  getViewportForBounds,
+  useStore,
   type Edge,
   type EdgeProps,
   type Node,
@@ -14,7 +15,7 @@ import {
   type ReactFlowInstance,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { memo, useCallback, useEffect, useMemo, useRef, type KeyboardEvent, type MouseEvent } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 import { isArrowKey, nextFocus, type Point } from "../graph/focus";
 import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
 import { adjacency, type GraphData, type GraphNode } from "../graph/model";
@@ -48,6 +49,14 @@ function marks(node: GraphNode): string[] {
   return out;
 }
 
+/**
+ * Where edges attach: the elements React Flow measures for handles (their class and
+ * `data-handlepos`), without connectable `<Handle>` components — nothing here is connected by
+ * hand, and a thousand Handles would each follow the store.
+ */
+const TARGET_MARK = <div className="react-flow__handle react-flow__handle-left target" data-handlepos="left" aria-hidden="true" />;
+const SOURCE_MARK = <div className="react-flow__handle react-flow__handle-right source" data-handlepos="right" aria-hidden="true" />;
+
 const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
   const { node } = data;
   const style = typeStyle(node.type);
@@ -67,7 +76,7 @@ const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
   return (
     <div
       className={classes}
-      style={{ width: NODE_WIDTH, height: NODE_HEIGHT, borderColor: style.colour }}
+      style={{ width: NODE_WIDTH, height: NODE_HEIGHT, borderColor: style.colour, ["--type-colour" as string]: style.colour }}
       data-node-id={node.id}
       data-node-type={node.type}
       tabIndex={0}
@@ -78,7 +87,7 @@ const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
       onKeyDown={(e) => data.onKey(node.id, e)}
       title={node.id}
     >
-      <Handle type="target" position={Position.Left} isConnectable={false} />
+      {TARGET_MARK}
       <div className="gnode-type" style={{ background: style.colour }}>
         <span aria-hidden="true">{style.glyph}</span> {style.label}
         {data.root ? " · start" : ""}
@@ -93,7 +102,7 @@ const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
         {node.status && !node.failed && <span className="mark">{node.status}</span>}
         {data.expanding ? <span className="mark">expanding…</span> : data.expanded ? <span className="mark">expanded −</span> : null}
       </div>
-      <Handle type="source" position={Position.Right} isConnectable={false} />
+      {SOURCE_MARK}
     </div>
   );
 });
@@ -119,11 +128,11 @@ const ProvEdgeView = memo(function ProvEdgeView(props: EdgeProps<ProvEdge>) {
   // edges draw without a second render each. The type on one line, its details below.
   return (
     <g data-edge={props.data?.key} className={onPath ? "gedge on-path" : "gedge"}>
-      <BaseEdge
-        id={props.id}
-        path={path}
+      <path
+        className="react-flow__edge-path"
+        d={path}
+        fill="none"
         markerEnd={props.markerEnd}
-        interactionWidth={0}
         style={{ strokeWidth: onPath ? 3 : 1.2, stroke: onPath ? "#d97706" : "#667", strokeDasharray: back ? "5 4" : undefined }}
       />
       {head && (
@@ -151,6 +160,15 @@ const HANDLES: NonNullable<ProvNode["handles"]> = [
   { type: "source", position: Position.Right, x: NODE_WIDTH - 1, y: NODE_HEIGHT / 2, width: 1, height: 1 },
 ];
 const edgeTypes = { prov: ProvEdgeView };
+/** Every node's size, given as measured: React Flow keeps a moved node's handles unmeasured. */
+const SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT };
+const MARKER = { type: MarkerType.ArrowClosed, width: 16, height: 16 };
+
+type NodeFlags = Pick<NodeData, "expanded" | "expanding" | "selected" | "onPath" | "root">;
+
+function sameFlags(a: NodeFlags, b: NodeFlags): boolean {
+  return a.expanded === b.expanded && a.expanding === b.expanding && a.selected === b.selected && a.onPath === b.onPath && a.root === b.root;
+}
 
 export interface LineageGraphProps {
   graph: GraphData;
@@ -165,18 +183,51 @@ export interface LineageGraphProps {
   onFocusNode: (id: string) => void;
 }
 
+const MIN_ZOOM = 0.05;
+const MAX_ZOOM = 2;
+/** Below this zoom the text of nodes and edges is too small to read: only the shapes are drawn. */
+export const DETAIL_ZOOM = 0.35;
+
+/** The viewport that shows every laid-out node in a box of `size` (as `fitView` would). */
+export function fitted(positions: Map<string, Point>, size: { width: number; height: number }) {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  for (const p of positions.values()) {
+    minX = Math.min(minX, p.x);
+    minY = Math.min(minY, p.y);
+    maxX = Math.max(maxX, p.x + NODE_WIDTH);
+    maxY = Math.max(maxY, p.y + NODE_HEIGHT);
+  }
+  if (!positions.size) return { x: 0, y: 0, zoom: 1 };
+  const bounds = { x: minX, y: minY, width: maxX - minX, height: maxY - minY };
+  return getViewportForBounds(bounds, size.width, size.height, MIN_ZOOM, MAX_ZOOM, 0.1);
+}
+
 function focusNode(id: string): void {
   document.querySelector<HTMLElement>(`[data-node-id="${CSS.escape(id)}"]`)?.focus();
 }
 
-function Flow(props: LineageGraphProps) {
-  const { graph, positions, rootId, expanded, expanding, selected, path, onToggleExpand, onToggleSelect, onFocusNode } = props;
+/** Tells `onChange` whether the zoom is below `below` (inside a `ReactFlow`). */
+function ZoomWatch({ below, onChange }: { below: number; onChange: (low: boolean) => void }) {
+  const low = useStore((s) => s.transform[2] < below);
+  useEffect(() => onChange(low), [low, onChange]);
+  return null;
+}
+
+/** The graph drawn in a box of `size`. */
+export function LineageFlow(props: LineageGraphProps & { size: { width: number; height: number } }) {
+  const { size, graph, positions, rootId, expanded, expanding, selected, path, onToggleExpand, onToggleSelect, onFocusNode } = props;
   const flowRef = useRef<ReactFlowInstance<ProvNode, ProvEdge> | null>(null);
+  // Fitted to the first layout up front, so nothing is drawn twice for a `fitView`.
+  const [initialViewport] = useState(() => fitted(positions, size));
+  const [overview, setOverview] = useState(initialViewport.zoom < DETAIL_ZOOM);
   const neighbours = useMemo(() => adjacency(graph), [graph]);
   const pathNodes = useMemo(() => new Set(path?.nodes ?? []), [path]);
   const pathEdges = useMemo(() => new Set(path?.edges ?? []), [path]);
 
-  // The first layout is fitted by `fitView`; every later one (an expand or a collapse) is
+  // The first layout is fitted before it is drawn (`initialViewport`); every later one (an expand or a collapse) is
   // fitted here once React Flow has the new nodes, so what was added is in view.
   const laidOut = useRef(false);
   useEffect(() => {
@@ -190,84 +241,108 @@ function Flow(props: LineageGraphProps) {
     return () => cancelAnimationFrame(frame);
   }, [positions]);
 
-  const onActivate = useCallback(
-    (id: string, select: boolean) => (select ? onToggleSelect(id) : onToggleExpand(id)),
-    [onToggleExpand, onToggleSelect],
-  );
-  const onKey = useCallback(
-    (id: string, e: KeyboardEvent<HTMLDivElement>) => {
-      if (isArrowKey(e.key)) {
-        e.preventDefault();
-        e.stopPropagation();
-        const next = nextFocus(id, e.key, positions, neighbours);
-        if (next) {
-          const p = positions.get(next);
-          const flow = flowRef.current;
-          if (p && flow) void flow.setCenter(p.x + NODE_WIDTH / 2, p.y + NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 0 });
-          focusNode(next);
-          onFocusNode(next);
-        }
-      } else if (e.key === "Enter") {
-        e.preventDefault();
-        onToggleExpand(id);
-      } else if (e.key === " ") {
-        e.preventDefault();
-        onToggleSelect(id);
+  // The handlers read the latest props through a ref: their identity never changes, so a node
+  // whose own data did not change keeps its data object and is not drawn again.
+  const latest = useRef({ positions, neighbours, onToggleExpand, onToggleSelect, onFocusNode });
+  latest.current = { positions, neighbours, onToggleExpand, onToggleSelect, onFocusNode };
+  const onActivate = useCallback((id: string, select: boolean) => {
+    const { onToggleSelect: select_, onToggleExpand: expand } = latest.current;
+    if (select) select_(id);
+    else expand(id);
+  }, []);
+  const onKey = useCallback((id: string, e: KeyboardEvent<HTMLDivElement>) => {
+    const now = latest.current;
+    if (isArrowKey(e.key)) {
+      e.preventDefault();
+      e.stopPropagation();
+      const next = nextFocus(id, e.key, now.positions, now.neighbours);
+      if (next) {
+        const p = now.positions.get(next);
+        const flow = flowRef.current;
+        if (p && flow) void flow.setCenter(p.x + NODE_WIDTH / 2, p.y + NODE_HEIGHT / 2, { zoom: Math.max(flow.getZoom(), 0.8), duration: 0 });
+        focusNode(next);
+        now.onFocusNode(next);
       }
-    },
-    [positions, neighbours, onToggleExpand, onToggleSelect, onFocusNode],
-  );
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      now.onToggleExpand(id);
+    } else if (e.key === " ") {
+      e.preventDefault();
+      now.onToggleSelect(id);
+    }
+  }, []);
 
+  // React Flow keeps what it knows of a node while the node object stays the same: a node
+  // (or edge) is rebuilt only when its position or its own data changed, so an expand or a
+  // selection redraws what changed, not the whole graph.
+  const drawnNodes = useRef(new Map<string, ProvNode>());
   const nodes = useMemo<ProvNode[]>(() => {
-    const out: ProvNode[] = [];
+    const before = drawnNodes.current;
+    const now = new Map<string, ProvNode>();
     for (const node of graph.nodes.values()) {
       const p = positions.get(node.id);
       if (!p) continue;
-      out.push({
+      const flags = {
+        expanded: expanded.has(node.id),
+        expanding: expanding === node.id,
+        selected: selected.includes(node.id),
+        onPath: pathNodes.has(node.id),
+        root: node.id === rootId,
+      };
+      const old = before.get(node.id);
+      const sameData = old !== undefined && old.data.node === node && sameFlags(old.data, flags);
+      if (sameData && old.position.x === p.x && old.position.y === p.y) {
+        now.set(node.id, old);
+        continue;
+      }
+      now.set(node.id, {
         id: node.id,
         type: "prov",
         position: p,
         width: NODE_WIDTH,
         height: NODE_HEIGHT,
+        measured: SIZE,
         handles: HANDLES,
         draggable: false,
         selectable: false,
         focusable: false,
-        data: {
-          node,
-          expanded: expanded.has(node.id),
-          expanding: expanding === node.id,
-          selected: selected.includes(node.id),
-          onPath: pathNodes.has(node.id),
-          root: node.id === rootId,
-          onActivate,
-          onKey,
-        },
+        data: sameData ? old.data : { node, ...flags, onActivate, onKey },
       });
     }
-    return out;
+    drawnNodes.current = now;
+    return [...now.values()];
   }, [graph, positions, expanded, expanding, selected, pathNodes, rootId, onActivate, onKey]);
 
+  const drawnEdges = useRef(new Map<string, ProvEdge>());
   const edges = useMemo<ProvEdge[]>(() => {
-    const out: ProvEdge[] = [];
+    const before = drawnEdges.current;
+    const now = new Map<string, ProvEdge>();
     for (const edge of graph.edges.values()) {
       if (!positions.has(edge.from) || !positions.has(edge.to)) continue;
+      const onPath = pathEdges.has(edge.key);
+      const old = before.get(edge.key);
+      if (old?.data && old.data.label === edge.label && old.data.onPath === onPath) {
+        now.set(edge.key, old);
+        continue;
+      }
       // Drawn in the direction of data flow: from the source (`to`) to the derived (`from`).
-      out.push({
+      now.set(edge.key, {
         id: edge.key,
         source: edge.to,
         target: edge.from,
         type: "prov",
         focusable: false,
         selectable: false,
-        markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
-        data: { key: edge.key, label: edge.label, onPath: pathEdges.has(edge.key) },
+        markerEnd: MARKER,
+        data: { key: edge.key, label: edge.label, onPath },
       });
     }
-    return out;
+    drawnEdges.current = now;
+    return [...now.values()];
   }, [graph, positions, pathEdges]);
 
   return (
+    <div className={overview ? "flow overview" : "flow"} data-zoom={overview ? "overview" : "detail"}>
     <ReactFlow
       nodes={nodes}
       edges={edges}
@@ -276,9 +351,9 @@ function Flow(props: LineageGraphProps) {
       onInit={(instance) => {
         flowRef.current = instance;
       }}
-      fitView
-      minZoom={0.05}
-      maxZoom={2}
+      defaultViewport={initialViewport}
+      minZoom={MIN_ZOOM}
+      maxZoom={MAX_ZOOM}
       nodesDraggable={false}
       nodesConnectable={false}
       elementsSelectable={false}
@@ -289,15 +364,30 @@ function Flow(props: LineageGraphProps) {
     >
       <Background />
       <Controls showInteractive={false} />
+      <ZoomWatch below={DETAIL_ZOOM} onChange={setOverview} />
+      {overview && (
+        <Panel position="top-right" className="overview-note">
+          Overview: zoom in to read the labels
+        </Panel>
+      )}
     </ReactFlow>
+    </div>
   );
 }
 
 /** The lineage graph: laid out left to right, data flowing from sources to what was derived. */
 export function LineageGraph(props: LineageGraphProps) {
+  const box = useRef<HTMLDivElement | null>(null);
+  const [size, setSize] = useState<{ width: number; height: number } | null>(null);
+  useLayoutEffect(() => {
+    const r = box.current?.getBoundingClientRect();
+    if (r) setSize({ width: r.width, height: r.height });
+  }, []);
   return (
-    <div className="graph" aria-label="Lineage graph" role="group">
-      <Flow {...props} />
+    <div className="graph" aria-label="Lineage graph" role="group" ref={box}>
+      {size && (
+<LineageFlow {...props} size={size} />
+      )}
     </div>
   );
 }

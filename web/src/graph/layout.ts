@@ -14,7 +14,7 @@ export const NODE_WIDTH = 210;
 export const NODE_HEIGHT = 66;
 
 /** Above this many nodes the cheaper passes are used (measured: see docs/performance.md). */
-export const BIG_GRAPH = 300;
+export const BIG_GRAPH = 100;
 
 /** What the layout needs: node ids, and edges in the direction data flows (source → derived). */
 export interface LayoutInput {

@@ -3,7 +3,7 @@
  * link's answer is then on its way while the page's chunk is fetched and parsed.
  */
 
-import { request } from "../api/client";
+import { AuthError, request } from "../api/client";
 import { LINEAGE_QUERY } from "../api/queries";
 import type { LineageAnswer } from "../api/types";
 import { apiDirection, type Direction } from "../routes/route";
@@ -33,7 +33,7 @@ const FRESH_MS = 10_000;
 /** The request started for the last route seen, until the page takes it. */
 let started: { key: string; at: number; answer: Promise<LineageAnswer> | null } | null = null;
 
-/** Start the route's lineage request now; called on every render, it starts once per route. */
+/** Start the route's lineage request now (at start-up and on every render; once per route). */
 export function prefetchLineage(args: LineageArgs): void {
   const vars = lineageVariables(args, args.id, args.depth);
   const key = JSON.stringify(vars);
@@ -52,5 +52,7 @@ export function fetchLineage(args: LineageArgs): Promise<LineageAnswer> {
     answer = started.answer;
     started.answer = null; // taken: a reload of the page asks again
   }
-  return answer ?? request<LineageAnswer>(LINEAGE_QUERY, vars);
+  const again = () => request<LineageAnswer>(LINEAGE_QUERY, vars);
+  // A prefetch may end the session before the app listens for that: asking again tells it.
+  return answer ? answer.catch((e: unknown) => (e instanceof AuthError ? again() : Promise.reject(e))) : again();
 }

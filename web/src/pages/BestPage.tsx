@@ -2,10 +2,10 @@ import { useState, type FormEvent } from "react";
 import { BEST_QUERY } from "../api/queries";
 import type { BestAnswer, EvaluationSet, ScoredVersion } from "../api/types";
 import { useQuery } from "../api/useQuery";
-import { LongValue } from "../components/cards/LongValue";
+import { DiffTableRow, diffRowKey } from "../components/DiffTableRow";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading, NotFound } from "../components/Status";
-import { diffRows, changeMarker } from "../lib/diff";
+import { diffRows } from "../lib/diff";
 import { text } from "../lib/json";
 import { formatRoute, link, type Route } from "../routes/route";
 import { navigate } from "../routes/useRoute";
@@ -140,23 +140,7 @@ export function BestPage({ route }: { route: BestRoute }) {
                   {diffRows(best.diff)
                     .filter((r) => r.change !== "same")
                     .map((r) => (
-                      <tr
-                        key={`${r.section}:${r.name}:${r.a}:${r.b}`}
-                        className={`diff-${r.change}`}
-                        data-section={r.section}
-                        data-name={r.name}
-                        data-change={r.change}
-                      >
-                        <td>{r.section}</td>
-                        <td>{r.name}</td>
-                        <td className="side-a">
-                          <LongValue value={r.a} />
-                        </td>
-                        <td className="side-b">
-                          <LongValue value={r.b} />
-                        </td>
-                        <td>{changeMarker(r.change)}</td>
-                      </tr>
+                      <DiffTableRow key={diffRowKey(r)} row={r} />
                     ))}
                 </tbody>
               </table>

@@ -1,10 +1,10 @@
 import { DIFF_QUERY } from "../api/queries";
 import type { DiffAnswer } from "../api/types";
 import { useQuery } from "../api/useQuery";
-import { LongValue } from "../components/cards/LongValue";
+import { DiffTableRow, diffRowKey } from "../components/DiffTableRow";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading, NotFound } from "../components/Status";
-import { changeMarker, diffChain, diffRows } from "../lib/diff";
+import { diffChain, diffRows } from "../lib/diff";
 import { asObject } from "../lib/json";
 import { link } from "../routes/route";
 
@@ -44,26 +44,7 @@ export function DiffPage({ a, b }: { a: string; b: string }) {
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr
-              key={`${r.section}:${r.name}:${r.a}:${r.b}`}
-              className={`diff-${r.change}`}
-              data-section={r.section}
-              data-name={r.name}
-              data-change={r.change}
-            >
-              <td>{r.section}</td>
-              <td>{r.name}</td>
-              <td className="side-a">
-                <LongValue value={r.a} />
-              </td>
-              <td className="side-b">
-                <LongValue value={r.b} />
-              </td>
-              <td>
-                {changeMarker(r.change) || "same"}
-                {r.note ? ` (${r.note})` : ""}
-              </td>
-            </tr>
+            <DiffTableRow key={diffRowKey(r)} row={r} />
           ))}
         </tbody>
       </table>

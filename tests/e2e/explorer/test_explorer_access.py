@@ -168,21 +168,27 @@ def test_the_token_is_never_in_a_url(explorer: Explorer, stories: Stories, api: 
         assert stories.reader not in (request.post_data or "")
 
 
+def _card_and_lineage_not_found(
+    explorer: Explorer, token: str, node: str, direction: str, depth: int, shot: str
+) -> None:
+    """Signed in with `token`, the card and the lineage of `node` are the not-found page."""
+    explorer.signed_in(token, node_route(node))
+    not_found = explorer.page.get_by_test_id("not-found")
+    not_found.wait_for(timeout=WAIT_MS)
+    explorer.shot(f"{shot}-not-found")
+    assert f"No node {node}, or you may not read it." in not_found.inner_text()
+    explorer.open(lineage_route(node, direction, depth))  # a full load: nothing of the card stays
+    not_found.wait_for(timeout=WAIT_MS)
+    explorer.shot("lineage-not-found")
+    assert f"No node {node}, or you may not read it." in not_found.inner_text()
+    assert explorer.page.locator("[data-node-id]").count() == 0
+
+
 def test_a_reader_of_another_project_sees_nothing_of_it(
     explorer: Explorer, stories: Stories
 ) -> None:
     model = _model(stories.demo)
-    explorer.signed_in(stories.chain_reader, node_route(model))
-    not_found = explorer.page.get_by_test_id("not-found")
-    not_found.wait_for(timeout=WAIT_MS)
-    explorer.shot("card-not-found")
-    assert f"No node {model}, or you may not read it." in not_found.inner_text()
-
-    explorer.open(lineage_route(model, "both", 10))  # a full load: nothing of the card stays
-    not_found.wait_for(timeout=WAIT_MS)
-    explorer.shot("lineage-not-found")
-    assert f"No node {model}, or you may not read it." in not_found.inner_text()
-    assert explorer.page.locator("[data-node-id]").count() == 0
+    _card_and_lineage_not_found(explorer, stories.chain_reader, model, "both", 10, "card")
 
     explorer.go("/search?q=chat-sft")
     explorer.page.get_by_test_id("search-results").wait_for(state="attached", timeout=WAIT_MS)
@@ -199,13 +205,4 @@ def test_a_reader_of_another_project_sees_nothing_of_it(
 
 def test_an_unknown_id_shows_the_not_found_page(explorer: Explorer, stories: Stories) -> None:
     unknown = f"dataset:{stories.demo}/no-such-corpus@v9"
-    explorer.signed_in(stories.reader, node_route(unknown))
-    not_found = explorer.page.get_by_test_id("not-found")
-    not_found.wait_for(timeout=WAIT_MS)
-    explorer.shot("node-not-found")
-    assert f"No node {unknown}, or you may not read it." in not_found.inner_text()
-    explorer.open(lineage_route(unknown, "up", 3))  # a full load: nothing of the card stays
-    not_found.wait_for(timeout=WAIT_MS)
-    explorer.shot("lineage-not-found")
-    assert f"No node {unknown}, or you may not read it." in not_found.inner_text()
-    assert explorer.page.locator("[data-node-id]").count() == 0
+    _card_and_lineage_not_found(explorer, stories.reader, unknown, "up", 3, "node")

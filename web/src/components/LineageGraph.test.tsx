@@ -1,8 +1,9 @@
 import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { LineageData, NodeSummary } from "../api/types";
-import { fromLineage, shortestPath } from "../graph/model";
-import { backEdgePath, DETAIL_ZOOM, fitted, LineageFlow } from "./LineageGraph";
+import type { Point } from "../graph/focus";
+import { fromLineage, shortestPath, type GraphData } from "../graph/model";
+import { backEdgePath, DETAIL_ZOOM, fitted, LineageFlow, type LineageGraphProps } from "./LineageGraph";
 import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
 
 const node = (id: string, type: string, extra: Partial<NodeSummary> = {}): NodeSummary => ({
@@ -23,6 +24,26 @@ const answer: LineageData = {
   depths: {},
 };
 
+/** The graph's HTML as drawn in a 1200 x 600 box, rooted at the model version. */
+function draw(graph: GraphData, positions: Map<string, Point>, extra: Partial<LineageGraphProps> = {}): string {
+  return renderToString(
+    <LineageFlow
+      size={{ width: 1200, height: 600 }}
+      graph={graph}
+      positions={positions}
+      rootId="model:p/m@1"
+      expanded={new Set()}
+      expanding={null}
+      selected={[]}
+      path={null}
+      onToggleExpand={() => undefined}
+      onToggleSelect={() => undefined}
+      onFocusNode={() => undefined}
+      {...extra}
+    />,
+  );
+}
+
 describe("LineageGraph (server-rendered)", () => {
   const graph = fromLineage(answer);
   const positions = new Map([
@@ -30,21 +51,11 @@ describe("LineageGraph (server-rendered)", () => {
     ["run:7", { x: 300, y: 0 }],
     ["model:p/m@1", { x: 600, y: 0 }],
   ]);
-  const html = renderToString(
-    <LineageFlow
-      size={{ width: 1200, height: 600 }}
-      graph={graph}
-      positions={positions}
-      rootId="model:p/m@1"
-      expanded={new Set(["run:7"])}
-      expanding={null}
-      selected={["dsv:p/d@v2", "model:p/m@1"]}
-      path={shortestPath(graph, "dsv:p/d@v2", "model:p/m@1")}
-      onToggleExpand={() => undefined}
-      onToggleSelect={() => undefined}
-      onFocusNode={() => undefined}
-    />,
-  );
+  const html = draw(graph, positions, {
+    expanded: new Set(["run:7"]),
+    selected: ["dsv:p/d@v2", "model:p/m@1"],
+    path: shortestPath(graph, "dsv:p/d@v2", "model:p/m@1"),
+  });
 
   it("gives every drawn node its provgraph id, focusable", () => {
     for (const id of graph.nodes.keys()) expect(html).toContain(`data-node-id="${id}"`);
@@ -93,21 +104,7 @@ describe("the first viewport", () => {
     });
     const positions = new Map([...big.nodes.keys()].map((id, i) => [id, { x: 0, y: i * (NODE_HEIGHT + 28) }]));
     expect(fitted(positions, { width: 1200, height: 600 }).zoom).toBeLessThan(DETAIL_ZOOM);
-    const html = renderToString(
-      <LineageFlow
-        size={{ width: 1200, height: 600 }}
-        graph={big}
-        positions={positions}
-        rootId="model:p/m@1"
-        expanded={new Set()}
-        expanding={null}
-        selected={[]}
-        path={null}
-        onToggleExpand={() => undefined}
-        onToggleSelect={() => undefined}
-        onFocusNode={() => undefined}
-      />,
-    );
+    const html = draw(big, positions);
     expect(html).toContain('data-zoom="overview"');
     expect(html).toContain("zoom in to read the labels");
     expect(html.match(/data-node-id=/g)?.length).toBe(big.nodes.size);

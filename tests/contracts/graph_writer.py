@@ -14,6 +14,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from functools import cached_property
+from itertools import permutations
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,7 +31,8 @@ from provgraph.ingest.projection import EventMutations, LogStamp, project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
 from provgraph.ingest.rejections import EventConflict, RejectedEvents
 from provgraph.schemas import Event, event_hash, parse_event
-from provgraph.schemas.storage import ACCESS, dotted
+from provgraph.schemas.graph import METRIC_SERIES_LABEL
+from provgraph.schemas.storage import ACCESS, dotted, series_id, series_points
 
 EXAMPLES = Path(__file__).parent.parent / "schemas" / "examples" / "valid"
 COMMON = {"id", "project", "first_seen_at", "last_event_at", "placeholder"}
@@ -193,6 +195,49 @@ class GraphWriterContract(ABC):
         s = self.story
         run = self.node(self.fold(s.logged(200, 0.5, 1), s.logged(100, 0.9, 2)), s.run)
         assert (run["metric.loss"], run["metric_step.loss"]) == (0.5, 200)
+
+    def series(self, graph: CanonicalGraph, name: str = "loss") -> list[tuple[int, float]]:
+        """The stored points of the story run's series `name`, read back by their decoder."""
+        node = graph.nodes[series_id(self.story.run, name)]
+        assert node["labels"] == [METRIC_SERIES_LABEL]
+        assert (node["props"]["run"], node["props"]["name"]) == (self.story.run, name)
+        return series_points(node["props"])
+
+    def test_a_metric_series_keeps_the_highest_step_of_each_log_spaced_bucket(self) -> None:
+        s = self.story
+        # Buckets (16 per doubling): 0 -> 0, 1 -> 16; 990, 1000 and 1010 share 159; 1023 -> 160.
+        first = s.series(1, 2, ("loss", 0, 4.0), ("loss", 1, 3.5), ("loss", 990, 1.2),
+                         ("loss", 1010, 1.1))  # fmt: skip
+        second = s.series(2, 3, ("loss", 1000, 1.15), ("loss", 1023, 1.0), ("acc", 1023, 0.7))
+        graph = self.fold(s.started(), first, second)
+        assert self.series(graph) == [(0, 4.0), (1, 3.5), (1010, 1.1), (1023, 1.0)]
+        assert self.series(graph, "acc") == [(1023, 0.7)]
+        run = self.node(graph, s.run)
+        assert (run["metric.loss"], run["metric_step.loss"]) == (1.0, 1023)
+        assert not [k for k in run if k.startswith(("step.", "value."))]  # the run stays small
+        assert graph == self.fold(second, first, s.started())
+
+    def test_a_series_point_goes_to_the_later_event_on_the_same_step_never_to_a_lower_step(
+        self,
+    ) -> None:
+        s = self.story
+        tie_a, tie_b = s.series(5, 7, ("loss", 7, 0.5)), s.series(5, 8, ("loss", 7, 0.4))
+        assert self.series(self.fold(tie_b, tie_a)) == [(7, 0.4)]  # same time: the larger id
+        higher, later_lower = s.series(1, 2, ("loss", 1010, 1.1)), s.series(9, 3, ("loss", 990, 9))
+        for order in ((higher, later_lower), (later_lower, higher)):
+            assert self.series(self.fold(*order)) == [(1010, 1.1)]
+
+    def test_every_order_of_a_few_metric_batches_folds_to_the_same_graph(self) -> None:
+        s = self.story
+        events = [
+            s.series(3, 2, ("loss", 0, 4.0), ("loss", 500, 2.0), ("loss", 1010, 1.1)),
+            s.series(3, 3, ("loss", 1000, 1.3), ("loss", 500, 2.1)),  # same time, larger id
+            s.series(1, 4, ("loss", 990, 1.2), ("loss", 2, 3.0)),  # earlier, larger id
+            s.started(),
+        ]
+        graphs = {self.fold(*order).digest() for order in permutations(events)}
+        assert len(graphs) == 1
+        assert self.series(self.fold(*events)) == [(0, 4.0), (2, 3.0), (500, 2.1), (1010, 1.1)]
 
     def test_an_older_serves_set_does_not_replace_a_newer_one(self) -> None:
         s = self.story

@@ -108,6 +108,12 @@ class Story:
         payload = RunMetricsLoggedPayload(run_id=self.run_key, points=points)
         return self.ev(RunMetricsLogged, payload, n, n)
 
+    def series(self, minute: int, n: int, *points: tuple[str, int, float]) -> Event:
+        """A batch of metric points (name, step, value) of the run."""
+        listed = tuple(MetricPoint(name=name, step=step, value=v) for name, step, v in points)
+        payload = RunMetricsLoggedPayload(run_id=self.run_key, points=listed)
+        return self.ev(RunMetricsLogged, payload, minute, n)
+
     def deployment_created(self, minute: int, n: int) -> Event:
         payload = DeploymentCreatedPayload(
             name="d",

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from explorer_helpers import WAIT_MS, Api, Explorer, Stories, js_text, node_route
 
-from provgraph.cli.demo_story import FINETUNE
+from provgraph.cli.demo_story import FINETUNE, PRETRAIN
 
 _SEARCH = "query ($text: String!) { search(text: $text, first: 100) { id } }"
 
@@ -29,6 +29,11 @@ _VERSION = """query ($id: ID!) { node(id: $id) {
     name version storageUri checksum recordCount changeNote sourceUri sourceLicence
     dataset { id }
   }
+} }"""
+
+
+_SERIES = """query ($id: ID!) { node(id: $id) {
+  ... on Run { metricSeries { name points { step value } } checkpoints { step metrics } }
 } }"""
 
 
@@ -112,6 +117,55 @@ def test_a_run_card_shows_the_graphs_values(explorer: Explorer, api: Api, storie
     assert (
         _link(explorer, "inputs.train") == f"#/node/{quote(train['datasetVersion']['id'], safe='')}"
     )
+
+
+def _chart(explorer: Explorer, field: str) -> tuple[list[str], dict[str, int]] | None:
+    """What the chart `data-field` says it draws: its metrics and their point counts."""
+    chart = explorer.page.locator(f'[data-field="{field}"]')
+    if not chart.count():
+        return None
+    metrics, counts = chart.get_attribute("data-metrics"), chart.get_attribute("data-point-counts")
+    return json.loads(metrics or "null"), json.loads(counts or "null")
+
+
+def test_a_run_card_draws_the_logged_metric_series_by_step(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    run = f"run:{stories.demo}-{PRETRAIN}"
+    node = _node(api, stories.reader, _SERIES, run)
+    _open_card(explorer, stories.reader, run)
+    chart = explorer.page.locator('figure[data-field="metric-series"]')
+    chart.locator("path.recharts-line-curve").first.wait_for(timeout=WAIT_MS)
+    explorer.page.locator("figure.chart").first.scroll_into_view_if_needed()
+    explorer.shot("metric-series")
+    series = {s["name"]: s["points"] for s in node["metricSeries"]}
+    assert _chart(explorer, "metric-series") == (
+        sorted(series),
+        {name: len(points) for name, points in sorted(series.items())},
+    )
+    # The demo's pretraining: a loss logged every 50 steps to 2000, downsampled (16 buckets per
+    # doubling of the step), and a validation loss every 250 steps.
+    assert {name: len(points) for name, points in series.items()} == {
+        "train/loss": 37,
+        "val/loss": 8,
+    }
+    assert series["train/loss"][0] == {"step": 0, "value": 10.8}
+    assert series["train/loss"][-1] == {"step": 2000, "value": 2.4}
+    assert chart.locator("path.recharts-line-curve").count() == 2  # overlaid, one line each
+    assert "Logged metrics by step" in (chart.locator("figcaption").text_content() or "")
+    # Its checkpoints saved train/loss too: the logged series draws it, no second chart.
+    assert any(c["metrics"] for c in node["checkpoints"])
+    assert _chart(explorer, "checkpoint-metrics") is None
+
+
+def test_a_run_card_without_a_logged_series_says_so(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    run = f"run:{stories.demo}-{FINETUNE}"
+    assert _node(api, stories.reader, _SERIES, run)["metricSeries"] == []
+    fields = _open_card(explorer, stories.reader, run)
+    assert _chart(explorer, "metric-series") == ([], {})
+    assert fields["metric-series"] == "No metric series logged."
 
 
 def test_a_dataset_version_card_shows_the_graphs_values(

@@ -87,6 +87,7 @@ export const NODE_QUERY = /* GraphQL */ `
         code { repo commit dirty }
         error { type message traceback }
         resources { numNodes devicesPerNode accelerator parallelism { name degree } extra }
+        metricSeries { name points { step value } }
         experiment { id number key goal }
         inputs { role datasetVersion { id name version } }
         environment { id key pythonVersion packages frameworks image { name tag digest } }

@@ -69,6 +69,12 @@ export interface CheckpointInfo {
   saveSeconds: number | null;
 }
 
+/** One series of `Run.metricSeries`: a metric the run logged, downsampled, by step. */
+export interface MetricSeries {
+  name: string;
+  points: { step: number; value: number }[];
+}
+
 /** `Run.resources`: the compute a run's `run.started` event recorded. */
 export interface RunResources {
   numNodes: number | null;

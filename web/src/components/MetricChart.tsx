@@ -8,9 +8,14 @@ export interface ChartPoint {
   [key: string]: number | string | null;
 }
 
+/** Above this many points a line is drawn without a dot per point. */
+const MAX_DOTTED_POINTS = 60;
+
 /**
  * Several metrics overlaid against `xKey`; checkboxes choose which are drawn. Lines differ
- * by dash pattern too, and the legend names them.
+ * by dash pattern too, and the legend names them. With `field`, the chart (or its empty
+ * message) carries `data-field` and, for tests and tools, what it draws: `data-metrics` (the
+ * names, a JSON list) and `data-point-counts` (points per metric, a JSON map).
  */
 export function MetricChart({
   points,
@@ -18,16 +23,28 @@ export function MetricChart({
   xKey,
   xLabel,
   title,
+  field,
+  counts,
+  empty = "No metric values to chart.",
 }: {
   points: ChartPoint[];
   metrics: string[];
   xKey: string;
   xLabel: string;
   title: string;
+  field?: string;
+  counts?: Record<string, number>;
+  empty?: string;
 }) {
   const [hidden, setHidden] = useState<Set<string>>(new Set());
   const shown = useMemo(() => metrics.filter((m) => !hidden.has(m)), [metrics, hidden]);
-  if (!points.length || !metrics.length) return <p className="muted">No metric values to chart.</p>;
+  const described = field ? { "data-field": field, "data-metrics": JSON.stringify(metrics), "data-point-counts": JSON.stringify(counts ?? {}) } : {};
+  if (!points.length || !metrics.length)
+    return (
+      <p className="muted" {...described}>
+        {empty}
+      </p>
+    );
   const toggle = (m: string) =>
     setHidden((h) => {
       const next = new Set(h);
@@ -36,7 +53,7 @@ export function MetricChart({
       return next;
     });
   return (
-    <figure className="chart" aria-label={title}>
+    <figure className="chart" aria-label={title} {...described}>
       <figcaption>{title}</figcaption>
       <fieldset className="chart-metrics">
         <legend>Metrics shown</legend>
@@ -62,7 +79,7 @@ export function MetricChart({
                 dataKey={m}
                 stroke={PALETTE[i % PALETTE.length]}
                 strokeDasharray={DASHES[i % DASHES.length]}
-                dot
+                dot={points.length <= MAX_DOTTED_POINTS}
                 connectNulls
                 isAnimationActive={false}
               />

@@ -57,6 +57,10 @@ APPLIED_EVENT_LABEL = "AppliedEvent"  # event ids already folded in (idempotency
 # (:AppliedEvent)-[:TOUCHED]->(:Entity): every node an event touched, its way back to the log.
 # Not a lineage edge: lineage traversals name their relationship types and never follow it.
 TOUCHED_REL = "TOUCHED"
+# (:MetricSeries {id, run, name, project}): the downsampled series of one metric a run logged
+# (`storage.series_bucket`). Found by its run's id, linked to nothing: no traversal meets it,
+# and a run's own properties stay small.
+METRIC_SERIES_LABEL = "MetricSeries"
 
 # A USED relationship the projection inferred from a READS, not one an event declared:
 # (Run)-[:USED {role: "input", inferred: INFERRED_LATEST_AT_RUN_START}]->(DatasetVersion), to
@@ -94,4 +98,6 @@ def schema_statements() -> list[str]:
     statements += [_index(label, MARQUEZ_ID) for label in (Label.DATASET, Label.JOB)]
     statements.append(_unique(OFFSET_LABEL, "topic", "partition"))
     statements.append(_unique(APPLIED_EVENT_LABEL, "event_id"))
+    statements.append(_unique(METRIC_SERIES_LABEL, "id"))
+    statements.append(_index(METRIC_SERIES_LABEL, "run"))  # a run's series, by its id
     return statements

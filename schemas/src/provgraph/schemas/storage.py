@@ -19,6 +19,10 @@ functions; none of them spells a convention by hand.
 - A small record is flattened to `<record>_<field>` (`code_commit`, `image_digest`).
 - A keyed series is `<kind>.<key>` (`metric.loss`, `status_at.approved`,
   `access.<principal>.<role>`).
+- A run's logged metric series is kept downsampled on a node of its own (label
+  `graph.METRIC_SERIES_LABEL`, one per run and metric name, outside the lineage graph): its
+  steps fall into log-spaced buckets, and bucket `b` holds the point at the highest step in it
+  as `step.<b>` and `value.<b>` (see `series_bucket`).
 """
 
 from __future__ import annotations
@@ -185,3 +189,42 @@ def record_of(props: Mapping[str, Any], prefix: str) -> dict[str, Any]:
 def dotted(kind: str, *keys: str) -> str:
     """One entry of a keyed series: `<kind>.<key>[.<key>]`."""
     return ".".join((kind, *keys))
+
+
+# ---- downsampled metric series --------------------------------------------------------------
+
+SERIES_BUCKETS_PER_OCTAVE = 16
+"""K: a metric series keeps one point per bucket, bucket(step) = floor(K * log2(step + 1)), so
+at most K * log2(max_step + 1) + 1 points (269 for each of a million steps, 1,009 for any 64-bit
+step), one per step up to step 26, where a loss moves fast."""
+SERIES_RUN, SERIES_NAME = "run", "name"  # the run id and the metric name of a series node
+SERIES_STEP, SERIES_VALUE = "step", "value"  # a bucket's point: `step.<b>` and `value.<b>`
+
+
+def series_bucket(step: int) -> int:
+    """floor(K * log2(step + 1)) in integers: the largest b with 2**b <= (step + 1)**K. Exact
+    for every step on every platform (a float log2 could put a bucket's edge elsewhere)."""
+    power: int = (step + 1) ** SERIES_BUCKETS_PER_OCTAVE
+    return power.bit_length() - 1
+
+
+def series_id(run: str, name: str) -> str:
+    """The id of the series node of metric `name` of `run` (no typed id holds a `#`)."""
+    return f"{run}#{name}"
+
+
+def series_point(step: int, value: float) -> dict[str, Value]:
+    """The properties of one point of a series, in the bucket of its step."""
+    bucket = str(series_bucket(step))
+    return {dotted(SERIES_STEP, bucket): step, dotted(SERIES_VALUE, bucket): value}
+
+
+def series_points(props: Mapping[str, Any]) -> list[tuple[int, float]]:
+    """The (step, value) points of a stored series node, by step."""
+    start = dotted(SERIES_STEP, "")
+    points = []
+    for key, step in props.items():
+        value = props.get(dotted(SERIES_VALUE, key[len(start) :]))
+        if key.startswith(start) and isinstance(step, int) and isinstance(value, int | float):
+            points.append((step, float(value)))
+    return sorted(points)

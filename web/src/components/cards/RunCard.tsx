@@ -1,7 +1,7 @@
 import { RESUME_QUERY } from "../../api/queries";
-import type { CheckpointInfo, EnvironmentInfo, Json, NodeCard, NodeSummary, Ref, ResumeAnswer, ResumeLink, RunResources } from "../../api/types";
+import type { CheckpointInfo, EnvironmentInfo, Json, MetricSeries, NodeCard, NodeSummary, Ref, ResumeAnswer, ResumeLink, RunResources } from "../../api/types";
 import { useQuery } from "../../api/useQuery";
-import { metricCurves } from "../../lib/curves";
+import { metricCurves, pointCounts, seriesCurves, withoutMetrics } from "../../lib/curves";
 import { asObject, flatten, text } from "../../lib/json";
 import { link } from "../../routes/route";
 import { Field, Fields, ObjectFields, Value } from "../Field";
@@ -24,6 +24,7 @@ interface RunFields {
   code: { repo: string | null; commit: string | null; dirty: boolean | null };
   error: { type: string | null; message: string | null; traceback: string | null } | null;
   resources: RunResources | null;
+  metricSeries: MetricSeries[];
   experiment: { id: string; number: number | null; key: string | null; goal: string | null } | null;
   inputs: { role: string | null; datasetVersion: Ref }[];
   environment: EnvironmentInfo | null;
@@ -123,7 +124,9 @@ function ResourcesFields({ resources }: { resources: RunResources | null }) {
 export function RunCard({ node }: { node: NodeCard }) {
   const r = node as unknown as NodeCard & RunFields;
   const ended = r.status === "completed" || r.status === "failed";
-  const curves = metricCurves(r.checkpoints);
+  // The logged series first; a checkpoint's metrics only for a metric no series logged.
+  const logged = seriesCurves(r.metricSeries);
+  const saved = withoutMetrics(metricCurves(r.checkpoints), logged.metrics);
   const inputsByRole = new Map<string, Ref[]>();
   for (const input of r.inputs) {
     const role = input.role ?? "(no role)";
@@ -267,7 +270,27 @@ export function RunCard({ node }: { node: NodeCard }) {
       <section>
         <h3>Metrics</h3>
         <ObjectFields prefix="finalMetrics" value={asObject(r.finalMetrics)} />
-        <MetricChart points={curves.points} metrics={curves.metrics} xKey="step" xLabel="step" title="Metrics by step (from checkpoints)" />
+        <MetricChart
+          points={logged.points}
+          metrics={logged.metrics}
+          xKey="step"
+          xLabel="step"
+          title="Logged metrics by step (run.metrics.logged; long series downsampled)"
+          field="metric-series"
+          counts={pointCounts(logged)}
+          empty="No metric series logged."
+        />
+        {saved.metrics.length > 0 && (
+          <MetricChart
+            points={saved.points}
+            metrics={saved.metrics}
+            xKey="step"
+            xLabel="step"
+            title="Metrics saved with checkpoints, by step (no logged series of them)"
+            field="checkpoint-metrics"
+            counts={pointCounts(saved)}
+          />
+        )}
       </section>
       <section>
         <h3>Checkpoints</h3>

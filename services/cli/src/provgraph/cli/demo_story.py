@@ -189,6 +189,39 @@ def _pretrain() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+# The pretraining's logged metrics: train/loss every 50 steps, val/loss every 250. A node failed
+# at step 1120: steps 1050 and 1100 were logged, lost with it, and logged again after the resume
+# from the checkpoint at step 1000 (the run keeps the later values).
+_TRAIN_LOSS = (
+    10.8, 7.57, 6.24, 5.48, 4.98, 4.62, 4.35, 4.06, 3.88, 3.74, 3.63,  # steps 0..500
+    3.52, 3.44, 3.28, 3.21, 3.16, 3.11, 3.06, 3.02, 2.99, 2.9,  # ..1000
+    2.84, 2.81, 2.79, 2.77, 2.75, 2.65, 2.63, 2.62, 2.61, 2.6,  # ..1500
+    2.59, 2.58, 2.49, 2.48, 2.47, 2.47, 2.47, 2.46, 2.37, 2.4,  # ..2000
+)  # fmt: skip
+_LOST = ((1050, 2.82), (1100, 2.79))
+_VAL_LOSS = (4.85, 3.87, 3.42, 3.15, 2.97, 2.83, 2.73, 2.65)  # steps 250, 500, ..., 2000
+
+
+def _pretrain_metrics() -> list[tuple[int, dict[str, Any]]]:
+    """The pretraining's `run.metrics.logged` batches, each at minutes after its start: up to
+    the checkpoint at step 1000, the steps the node failure lost, and after the resume."""
+    train = [(50 * i, loss) for i, loss in enumerate(_TRAIN_LOSS)]
+    val = [(250 * (i + 1), loss) for i, loss in enumerate(_VAL_LOSS)]
+
+    def batch(
+        train_points: list[tuple[int, float]], val_points: list[tuple[int, float]]
+    ) -> dict[str, Any]:
+        points = [{"name": "train/loss", "step": s, "value": v} for s, v in train_points]
+        points += [{"name": "val/loss", "step": s, "value": v} for s, v in val_points]
+        return {"run_id": PRETRAIN, "points": points}
+
+    return [
+        (5, batch(train[:21], val[:4])),
+        (15, batch(list(_LOST), [])),
+        (25, batch(train[21:], val[4:])),
+    ]
+
+
 def _finetune() -> list[tuple[str, dict[str, Any]]]:
     run = {"run_id": FINETUNE}
     return [
@@ -315,19 +348,29 @@ def demo_events(project: str = PROJECT, *, with_sweep: bool = True) -> list[Even
     at = _T0
     for i, (event_type, payload, *gap) in enumerate(steps):
         at += timedelta(minutes=gap[0] if gap else _GAP_MINUTES) if i else timedelta(0)
-        raw = {
-            "event_id": str(uuid.uuid5(NAMESPACE, f"{project}-{i}")),
-            "event_type": event_type,
-            "schema_version": _current_version(event_type),
-            "occurred_at": at.isoformat(),
-            "project": project,
-            "producer": PRODUCER,
-            "actor": "user:demo",
-            "subject": "",
-            "payload": _for_project(payload, project),
-        }
-        events.append(_with_subject(raw, project))
-    return events
+        events.append(_event(project, f"{project}-{i}", event_type, payload, at))
+    # The pretraining's metric batches have keys of their own, so every other event keeps the id
+    # of its place in the story (`provgraph demo` tops up a story loaded before they were added).
+    started = next(e.occurred_at for e in events if e.subject.endswith(PRETRAIN))
+    for n, (minutes, payload) in enumerate(_pretrain_metrics()):
+        key, when = f"{project}-{PRETRAIN}-metrics-{n}", started + timedelta(minutes=minutes)
+        events.append(_event(project, key, "run.metrics.logged", payload, when))
+    return sorted(events, key=lambda event: event.occurred_at)  # stable: the story's order
+
+
+def _event(project: str, key: str, event_type: str, payload: dict[str, Any], at: datetime) -> Event:
+    raw = {
+        "event_id": str(uuid.uuid5(NAMESPACE, key)),
+        "event_type": event_type,
+        "schema_version": _current_version(event_type),
+        "occurred_at": at.isoformat(),
+        "project": project,
+        "producer": PRODUCER,
+        "actor": "user:demo",
+        "subject": "",
+        "payload": _for_project(payload, project),
+    }
+    return _with_subject(raw, project)
 
 
 def _for_project(payload: dict[str, Any], project: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from provgraph.ingest.projection.ownership import CLAIMED_LABELS
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
     INFERRED,
+    METRIC_SERIES_LABEL,
     OFFSET_LABEL,
     TOUCHED_REL,
     Label,
@@ -20,10 +21,16 @@ from provgraph.schemas.graph import (
 from provgraph.schemas.storage import (
     CLAIMED,
     EDGE_VERSION,
+    ID,
     PLACEHOLDER,
+    PROJECT,
+    SERIES_NAME,
+    SERIES_RUN,
     replaced_version_key,
     version_key,
 )
+
+_VPREFIX = version_key("")
 
 # Node upsert: the Cypher twin of `projection.merge.apply_node`. Rows are combined per id
 # beforehand, so no row reads another row's write. Version keys are `storage.version_key`.
@@ -56,6 +63,18 @@ FOREACH (k IN [k IN keys(row.mins) WHERE NOT foreign AND (n[k] IS NULL OR row.mi
     SET n[k] = row.mins[k])
 FOREACH (k IN [k IN keys(row.maxs) WHERE NOT foreign AND (n[k] IS NULL OR row.maxs[k] > n[k])] |
     SET n[k] = row.maxs[k])
+"""
+
+# Series upsert: the Cypher twin of `projection.merge.apply_series`, after the batch's nodes.
+# Only on a run of the row's project: a run another project claimed keeps no series of theirs.
+SERIES = f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{{ID}: row.run}})
+WHERE r.{PROJECT} = row.project
+MERGE (s:{METRIC_SERIES_LABEL} {{{ID}: row.id}})
+ON CREATE SET s.{SERIES_RUN} = row.run, s.{SERIES_NAME} = row.name, s.{PROJECT} = row.project
+FOREACH (k IN [k IN keys(row.lww) WHERE coalesce(s['{_VPREFIX}' + k], '') < row.lww[k].v] |
+    SET s[k] = row.lww[k].value, s['{_VPREFIX}' + k] = row.lww[k].v)
 """
 
 # Who owns the given entities now (`ports.OwnerLookup`): `claimed` as `merge.apply_node`

@@ -13,9 +13,12 @@ from provgraph.ingest.ports import GraphView, OwnerLookup
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
 from provgraph.ingest.projection.discipline import POLICY_HISTORY, RecordFacts, facts_of
 from provgraph.ingest.projection.ownership import Owner
-from provgraph.schemas.graph import APPLIED_EVENT_LABEL
+from provgraph.schemas.graph import APPLIED_EVENT_LABEL, METRIC_SERIES_LABEL
 
-_SCOPE = f"(n:Entity OR n:{APPLIED_EVENT_LABEL}) AND ($project IS NULL OR n.project = $project)"
+_SCOPE = (
+    f"(n:Entity OR n:{APPLIED_EVENT_LABEL} OR n:{METRIC_SERIES_LABEL})"
+    " AND ($project IS NULL OR n.project = $project)"
+)
 
 _NODES = f"""
 MATCH (n) WHERE {_SCOPE}

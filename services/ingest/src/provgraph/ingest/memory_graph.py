@@ -21,7 +21,7 @@ from provgraph.ingest.projection.discipline import (
     RecordFacts,
     facts_of,
 )
-from provgraph.ingest.projection.merge import apply_node
+from provgraph.ingest.projection.merge import apply_node, apply_series
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
     EdgeUpsert,
@@ -30,6 +30,7 @@ from provgraph.ingest.projection.mutations import (
     Mutation,
     NodeUpsert,
     ResolveReads,
+    SeriesUpsert,
 )
 from provgraph.ingest.projection.ownership import Owner
 from provgraph.ingest.projection.resolution import (
@@ -45,7 +46,13 @@ from provgraph.ingest.projection.resolution import (
 )
 from provgraph.ingest.rejections import first_copies
 from provgraph.schemas import Event
-from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label, Rel
+from provgraph.schemas.graph import (
+    APPLIED_EVENT_LABEL,
+    METRIC_SERIES_LABEL,
+    TOUCHED_REL,
+    Label,
+    Rel,
+)
 from provgraph.schemas.storage import (
     CLAIMED,
     EDGE_VERSION,
@@ -99,6 +106,7 @@ class MemoryGraph(BatchWriter, GraphView):
         self.nodes: dict[str, tuple[Label, dict[str, Any]]] = {}
         self.edges: dict[EdgeKey, dict[str, Any]] = {}
         self.edge_sets: dict[tuple[str, str], EdgeSetReplace] = {}
+        self.series: dict[str, dict[str, Any]] = {}  # series id -> its properties
         self.events: dict[str, EventRecord] = {}
         self.offsets: dict[tuple[str, int], int] = {}
         self._facts = _ReadFacts()
@@ -183,6 +191,8 @@ class MemoryGraph(BatchWriter, GraphView):
             self._facts.add(m)
         elif isinstance(m, EdgeSetReplace):
             self._apply_set(m)
+        elif isinstance(m, SeriesUpsert):
+            self._apply_series(m)
 
     def _apply_edge(self, m: EdgeUpsert) -> None:
         props = self.edges.setdefault(m.identity, dict(m.key))
@@ -197,6 +207,12 @@ class MemoryGraph(BatchWriter, GraphView):
         if current is None or current.version < m.version:
             self.edge_sets[(m.src, m.rel.value)] = m
             self.nodes[m.src][1][replaced_version_key(m.rel)] = m.version
+
+    def _apply_series(self, m: SeriesUpsert) -> None:
+        # As the writer's Cypher: only on a run of the upsert's project (nodes come first).
+        run = self.nodes.get(m.run)
+        if run is not None and run[1][PROJECT] == m.project:
+            apply_series(self.series.setdefault(m.id, {}), m)
 
     def _resolve(self, dataset: str) -> None:
         """Make the inferred USED relationships of `dataset`'s readers what the rule says."""
@@ -246,6 +262,9 @@ class MemoryGraph(BatchWriter, GraphView):
             for target in m.targets if src in scope else ():
                 first_seen = m.version.split("|", 1)[0]  # a restated set is new from then on
                 graph.add_edge(src, rel, target.id, {**target.props, "first_seen_at": first_seen})
+        for key, props in self.series.items():
+            if project in (None, props[PROJECT]):
+                graph.add_node(key, [METRIC_SERIES_LABEL], props)
         for record in self.events.values():
             if project in (None, record.project):
                 self._add_event(graph, record)

@@ -14,9 +14,12 @@ from provgraph.ingest.projection import EventMutations
 from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.writer import GraphWriter
-from provgraph.schemas.graph import APPLIED_EVENT_LABEL
+from provgraph.schemas.graph import APPLIED_EVENT_LABEL, METRIC_SERIES_LABEL
 
-_COUNT_GRAPH = f"MATCH (n) WHERE n:Entity OR n:{APPLIED_EVENT_LABEL} RETURN count(n) AS n"
+_COUNT_GRAPH = (
+    f"MATCH (n) WHERE n:Entity OR n:{APPLIED_EVENT_LABEL} OR n:{METRIC_SERIES_LABEL} "
+    "RETURN count(n) AS n"
+)
 
 
 class ReplayError(Exception):

@@ -23,6 +23,7 @@ from provgraph.ingest.projection.mutations import (
     Mutation,
     NodeUpsert,
     ResolveReads,
+    SeriesUpsert,
 )
 from provgraph.ingest.rejections import StoreRejected
 
@@ -57,6 +58,9 @@ def _mutation_values(m: Mutation) -> Iterator[tuple[str, Any]]:
     elif isinstance(m, EdgeSetReplace):
         for target in m.targets:
             yield from _props(f"{m.src} -[{m.rel.value}]-> {target.id}", target.props)
+    elif isinstance(m, SeriesUpsert):
+        yield f"{m.id}.id", m.id
+        yield from _props(m.id, {k: v.value for k, v in m.points.items()})
     elif isinstance(m, ResolveReads):
         yield "ResolveReads.subject", m.subject
 

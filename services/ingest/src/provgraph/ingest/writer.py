@@ -2,8 +2,9 @@
 
 Mutations are grouped by kind (node label, relationship type and end labels) and combined
 per key, then sent as one `UNWIND` per kind: nodes first, then relationships between bound
-nodes, then the applied-event records, the inferred inputs the batch asked to resolve (one
-read of their facts, the rule in Python, one write of the difference) and the offsets.
+nodes and the runs' metric series, then the applied-event records, the inferred inputs the
+batch asked to resolve (one read of their facts, the rule in Python, one write of the
+difference) and the offsets.
 """
 
 from __future__ import annotations
@@ -20,13 +21,20 @@ from provgraph.ingest.ports import BatchWriter, PartitionOffset
 from provgraph.ingest.projection import event_props
 from provgraph.ingest.projection.base import label_of
 from provgraph.ingest.projection.discipline import RecordFacts
-from provgraph.ingest.projection.merge import combine_edges, combine_nodes, combine_sets
+from provgraph.ingest.projection.merge import (
+    combine_edges,
+    combine_nodes,
+    combine_series,
+    combine_sets,
+)
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
     EdgeUpsert,
     EventMutations,
     Mutation,
     NodeUpsert,
+    ResolveReads,
+    SeriesUpsert,
 )
 from provgraph.ingest.projection.ownership import Owner, claims
 from provgraph.ingest.projection.resolution import (
@@ -51,6 +59,7 @@ class _Batch:
         self.nodes: dict[str, NodeUpsert] = {}
         self.edges: dict[tuple[Any, ...], EdgeUpsert] = {}
         self.sets: dict[tuple[str, str], EdgeSetReplace] = {}
+        self.series: dict[tuple[str, str], SeriesUpsert] = {}  # by (id, project)
         self.resolve: set[str] = set()  # `ResolveReads` subjects, applied after the rest
         self.events: list[EventMutations] = []
         for change in changes:
@@ -69,7 +78,10 @@ class _Batch:
             key = (m.src, m.rel.value)
             replaced = self.sets.get(key)
             self.sets[key] = m if replaced is None else combine_sets(replaced, m)
-        else:
+        elif isinstance(m, SeriesUpsert):
+            series = self.series.get((m.id, m.project))
+            self.series[(m.id, m.project)] = m if series is None else combine_series(series, m)
+        elif isinstance(m, ResolveReads):
             self.resolve.add(m.subject)
 
     def statements(self) -> Iterator[tuple[str, list[dict[str, Any]]]]:
@@ -77,6 +89,7 @@ class _Batch:
         yield from _grouped(self.nodes.values(), lambda m: cypher.node_upsert(m.label), _node_row)
         yield from _grouped(self.edges.values(), _edge_query, _edge_row)
         yield from _grouped(self.sets.values(), _set_query, _set_row)
+        yield from _grouped(self.series.values(), lambda _m: cypher.SERIES, _series_row)
         yield cypher.EVENTS, [_event_row(c) for c in self.events]
 
 
@@ -127,6 +140,11 @@ def _set_query(m: EdgeSetReplace) -> str:
 def _set_row(m: EdgeSetReplace) -> dict[str, Any]:
     targets = [{"id": t.id, "props": dict(t.props)} for t in m.targets]
     return {"src": m.src, "v": m.version, "targets": targets}
+
+
+def _series_row(m: SeriesUpsert) -> dict[str, Any]:
+    lww = {k: {"v": i.version, "value": _plain(i.value)} for k, i in m.points.items()}
+    return {"id": m.id, "run": m.run, "name": m.name, "project": m.project, "lww": lww}
 
 
 def _event_row(change: EventMutations) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from provgraph.ingest.projection.mutations import (
     NodeUpsert,
     ProjectionError,
     ResolveReads,
+    SeriesUpsert,
 )
 from provgraph.ingest.projection.ownership import with_writes
 from provgraph.ingest.projection.resolution import requests
@@ -85,6 +86,7 @@ __all__ = [
     "NodeUpsert",
     "ProjectionError",
     "ResolveReads",
+    "SeriesUpsert",
     "event_props",
     "project_event",
 ]

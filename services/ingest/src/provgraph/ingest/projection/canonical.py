@@ -1,7 +1,7 @@
 """A canonical, comparable form of a graph: the shape `verify` and `graph-hash` work on.
 
-Nodes are keyed by `id` (lineage nodes) or `event:<event_id>` (applied events); each holds
-its sorted labels and its properties. Relationships are a sorted list of lines
+Nodes are keyed by `id` (lineage nodes, metric series) or `event:<event_id>` (applied events);
+each holds its sorted labels and its properties. Relationships are a sorted list of lines
 ``<src> -[<TYPE> <props-json>]-> <dst>``. Bookkeeping offsets are left out: they depend on
 where the log was read, not on what it says.
 """

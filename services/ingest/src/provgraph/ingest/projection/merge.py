@@ -7,6 +7,7 @@ appears once per UNWIND and no row of a query depends on another row's write.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -14,6 +15,7 @@ from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
     EdgeUpsert,
     NodeUpsert,
+    SeriesUpsert,
     Versioned,
 )
 from provgraph.ingest.projection.ownership import CLAIMED_LABELS, claims
@@ -24,6 +26,8 @@ from provgraph.schemas.storage import (
     LAST_EVENT_AT,
     PLACEHOLDER,
     PROJECT,
+    SERIES_NAME,
+    SERIES_RUN,
     stored_value,
     version_key,
 )
@@ -84,6 +88,11 @@ def combine_sets(a: EdgeSetReplace, b: EdgeSetReplace) -> EdgeSetReplace:
     return b if b.version > a.version else a
 
 
+def combine_series(a: SeriesUpsert, b: SeriesUpsert) -> SeriesUpsert:
+    """One upsert with the effect of applying `a` and `b` (of one series and one project)."""
+    return replace(a, points=_join_lww(dict(a.points), dict(b.points)))
+
+
 def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
     """Fold `m` into a node's stored properties (the Cypher node upsert, in Python)."""
     if not props:
@@ -96,16 +105,28 @@ def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
     props[LAST_EVENT_AT] = max(props[LAST_EVENT_AT], m.last_seen)
     if foreign:
         return
-    for key, item in m.lww.items():
-        if props.get(version_key(key), "") < item.version:
-            props[key] = stored_value(item.value)
-            props[version_key(key)] = item.version
+    _fold_lww(props, m.lww)
     for key, value in m.mins.items():
         if key not in props or value < props[key]:
             props[key] = value
     for key, value in m.maxs.items():
         if key not in props or value > props[key]:
             props[key] = value
+
+
+def apply_series(props: dict[str, Any], m: SeriesUpsert) -> None:
+    """Fold `m` into a series node's stored properties (the Cypher series upsert, in Python;
+    the caller checks that the run is of `m.project`)."""
+    if not props:
+        props.update({ID: m.id, SERIES_RUN: m.run, SERIES_NAME: m.name, PROJECT: m.project})
+    _fold_lww(props, m.points)
+
+
+def _fold_lww(props: dict[str, Any], lww: Mapping[str, Versioned]) -> None:
+    for key, item in lww.items():
+        if props.get(version_key(key), "") < item.version:
+            props[key] = stored_value(item.value)
+            props[version_key(key)] = item.version
 
 
 def _fold_identity(props: dict[str, Any], m: NodeUpsert) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from provgraph.schemas.graph import Label, Rel
-from provgraph.schemas.storage import Primitive, Value
+from provgraph.schemas.storage import Primitive, Value, series_id
 
 # Re-exported: the writer's Cypher and the in-memory graph name the replaced set's version so.
 
@@ -99,6 +99,27 @@ class EdgeSetReplace:
 
 
 @dataclass(frozen=True)
+class SeriesUpsert:
+    """Merge the downsampled series of metric `name` of `run`; fold its points, each bucket's
+    `step.<b>` and `value.<b>` last-writer-wins by a version that orders by step first
+    (`storage.step_version`): a bucket keeps its highest step, the later event on a tie.
+
+    It lands only on a run of `project`: a write of a run another project claimed changes
+    nothing, as for the run's own properties (`projection.ownership`).
+    """
+
+    run: str
+    name: str
+    project: str
+    points: Mapping[str, Versioned] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        """The series node's id (`storage.series_id`)."""
+        return series_id(self.run, self.name)
+
+
+@dataclass(frozen=True)
 class ResolveReads:
     """Recompute the inferred input links around `subject`: a dataset id
     (``dataset:<p>/<name>``: its versions or its readers changed) or a run id (its start or end
@@ -143,7 +164,7 @@ class EventRecord:
     principal: str | None = None
 
 
-Mutation = NodeUpsert | EdgeUpsert | EdgeSetReplace | ResolveReads
+Mutation = NodeUpsert | EdgeUpsert | EdgeSetReplace | SeriesUpsert | ResolveReads
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from provgraph.ingest.projection.base import Ctx, projects, status
-from provgraph.ingest.projection.mutations import Mutation, Versioned
+from provgraph.ingest.projection.mutations import Mutation, SeriesUpsert, Versioned
 from provgraph.schemas import (
     CheckpointDeleted,
     CheckpointSaved,
@@ -24,6 +26,8 @@ from provgraph.schemas.storage import (
     Value,
     dotted,
     record,
+    series_bucket,
+    series_point,
     step_version,
     with_json,
 )
@@ -87,20 +91,37 @@ def _run_started(event: RunStarted) -> list[Mutation]:
 
 @projects(RunMetricsLogged)
 def _metrics_logged(event: RunMetricsLogged) -> list[Mutation]:
-    ctx = Ctx(event)
-    # Last value per metric = the highest (step, event version): a summary, not a series.
-    # Within one event the version is the same, so the highest step wins (the later on ties).
-    last: dict[str, MetricPoint] = {}
-    for point in event.payload.points:
-        current = last.get(point.name)
-        if current is None or point.step >= current.step:
-            last[point.name] = point
+    ctx, run = Ctx(event), event.subject
+    # Per metric: a summary on the run (the value at the highest step), and the downsampled
+    # series on a node of its own. Both are last-writer-wins by (step, event version), so any
+    # order of the events gives the same graph.
     versioned: dict[str, Versioned] = {}
-    for name, point in last.items():
-        version = step_version(point.step, ctx.version)
-        versioned[dotted("metric", name)] = Versioned(version, point.value)
-        versioned[dotted("metric_step", name)] = Versioned(version, point.step)
-    return [ctx.node(event.subject, versioned=versioned)]
+    series: list[Mutation] = []
+    for name, buckets in sorted(_bucketed(event.payload.points).items()):
+        last = buckets[max(buckets)]  # the highest bucket holds the highest step
+        version = step_version(last.step, ctx.version)
+        versioned[dotted("metric", name)] = Versioned(version, last.value)
+        versioned[dotted("metric_step", name)] = Versioned(version, last.step)
+        points = {
+            key: Versioned(step_version(point.step, ctx.version), value)
+            for point in buckets.values()
+            for key, value in series_point(point.step, point.value).items()
+        }
+        series.append(SeriesUpsert(run, name, event.project, points))
+    return [ctx.node(run, versioned=versioned), *series]
+
+
+def _bucketed(points: Iterable[MetricPoint]) -> dict[str, dict[int, MetricPoint]]:
+    """Per metric name, per series bucket (`storage.series_bucket`), the point at the highest
+    step. Within one event the version is the same, so the later point wins a tie."""
+    kept: dict[str, dict[int, MetricPoint]] = {}
+    for point in points:
+        buckets = kept.setdefault(point.name, {})
+        bucket = series_bucket(point.step)
+        current = buckets.get(bucket)
+        if current is None or point.step >= current.step:
+            buckets[bucket] = point
+    return kept
 
 
 def _end_props(event: RunCompleted | RunFailed | RunAborted) -> dict[str, Value | None]:

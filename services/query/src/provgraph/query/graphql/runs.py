@@ -19,6 +19,7 @@ from provgraph.query.graphql.fields import (
 )
 from provgraph.query.graphql.node import DOWN, UP, Node, linked, neighbour, neighbours, register
 from provgraph.query.graphql.refs import DatasetVersionRef, ModelVersionRef
+from provgraph.query.graphql.series import MetricSeries, metric_series_field
 from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.storage import PARAMS, decode_json, record_key
 
@@ -124,6 +125,7 @@ class Run(Node):
     resources: RunResources | None = stored(
         RunResources.of, "The compute it used (machines, accelerators, parallelism)."
     )
+    metric_series: list[MetricSeries] = metric_series_field()
     experiment: Experiment | None = neighbour(Rel.PART_OF, UP, Label.EXPERIMENT)
     inputs: list[RunInput] = linked(
         Rel.USED,

@@ -18,8 +18,24 @@ so the depth is written into the text, only ever as an int checked by `_bounded`
 from __future__ import annotations
 
 from provgraph.query.read.model import Direction
-from provgraph.schemas.graph import APPLIED_EVENT_LABEL, MARQUEZ_ID, TOUCHED_REL, Label, Rel
-from provgraph.schemas.storage import DELETED_AT, FIRST_SEEN_AT, LAST_EVENT_AT, PROJECT, json_key
+from provgraph.schemas.graph import (
+    APPLIED_EVENT_LABEL,
+    MARQUEZ_ID,
+    METRIC_SERIES_LABEL,
+    TOUCHED_REL,
+    Label,
+    Rel,
+)
+from provgraph.schemas.storage import (
+    DELETED_AT,
+    FIRST_SEEN_AT,
+    INTERNAL_PREFIX,
+    LAST_EVENT_AT,
+    PROJECT,
+    SERIES_NAME,
+    SERIES_RUN,
+    json_key,
+)
 
 LINEAGE_RELS = "|".join(rel.value for rel in Rel)
 """Every lineage relationship type, named explicitly so bookkeeping (TOUCHED) is never walked."""
@@ -716,6 +732,22 @@ RETURN r {{.id, .{PROJECT}, .name, .run_number, .status, .started_at, .ended_at}
        head(COLLECT {{
            MATCH (r)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT}:{Label.ENTITY})
            WHERE {visible("x")} RETURN x.id ORDER BY x.id LIMIT 1 }}) AS experiment
+"""
+
+# ---- a run's metric series (`read/series_reads.py`) -----------------------------------------
+
+# For each readable run of $ids, its downsampled metric series (those named in $names, or all),
+# each as its stored properties without their version stamps. A series is found by its run's
+# id (an index), never by a traversal: it is no node of the lineage graph.
+RUN_METRIC_SERIES = f"""
+UNWIND $ids AS id
+MATCH (r:{Label.RUN}:{Label.ENTITY} {{id: id}})
+WHERE {visible("r")}
+RETURN id, COLLECT {{
+    MATCH (s:{METRIC_SERIES_LABEL} {{{SERIES_RUN}: id}})
+    WHERE $names IS NULL OR s.{SERIES_NAME} IN $names
+    RETURN [k IN keys(s) WHERE NOT k STARTS WITH '{INTERNAL_PREFIX}' | [k, s[k]]] AS props
+}} AS series
 """
 
 # ---- a model version's feedback (`read/feedback_reads.py`) ----------------------------------

@@ -191,3 +191,51 @@ def test_unknown_label_is_other_node() -> None:
         "type": "Job",
         "properties": {"name": "x"},
     }
+
+
+def test_declared_fields_read_the_view_when_asked() -> None:
+    import strawberry
+    from query_graphql_fake import view
+
+    from provgraph.query.graphql.fields import read_from_view, viewed
+    from provgraph.query.read.model import NodeView
+
+    reads: list[str] = []
+
+    def read_label(v: NodeView) -> str:
+        reads.append(v.id)
+        return v.id.upper()
+
+    @read_from_view
+    @strawberry.type
+    class Probe:
+        view: strawberry.Private[NodeView]
+        label: str = viewed(read_label)
+
+    probe = Probe(view=view("run:x", "Run"))  # the field is no constructor argument
+    assert reads == []
+    assert probe.label == "RUN:X" and reads == ["run:x"]
+
+
+def test_every_node_type_reads_its_declared_fields() -> None:
+    """A node type left out of `register` (or `read_from_view`) would answer no declared
+    field: every one, inherited ones included, reads the view on each type of the schema."""
+    import dataclasses
+
+    from query_graphql_fake import view
+
+    from provgraph.query.graphql import schema  # imports every node type
+    from provgraph.query.graphql.node import Node
+
+    def subclasses(cls: type) -> list[type]:
+        return [sub for c in cls.__subclasses__() for sub in (c, *subclasses(c))]
+
+    types = subclasses(Node)
+    assert schema.OtherNode in types and len(types) >= 11
+    for cls in types:
+        node = cls(view=view("x:1", cls.__name__, name="n"))
+        fields = dataclasses.fields(cls)
+        declared = [f.name for f in fields if not f.init and f.base_resolver is None]  # type: ignore[attr-defined]
+        assert {"id", "type_", "properties"} <= set(declared)
+        values = {name: getattr(node, name) for name in declared}  # none is missing
+        assert values["id"] == "x:1" and values["type_"] == cls.__name__

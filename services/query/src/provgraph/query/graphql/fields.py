@@ -8,10 +8,16 @@ A field whose value is a stored property is one line with its GraphQL type::
 instead of a hand-written resolver per field. Values are read from the node's view (what the
 read model answered) with the contract's storage encoding (`provgraph.schemas.storage`):
 nested values are decoded from their JSON text, records read from their flattened fields.
+
+Such a field has no resolver: strawberry answers it as a plain attribute, which `read_from_view`
+makes a lazy one (read from the view when asked). A lineage answer asks ~10 fields of each of
+up to 10,000 nodes, and strawberry's path for a field with a resolver (an `Info` object, the
+arguments converted, the field extensions chained) costs several times the read itself.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar, cast
 
@@ -23,7 +29,10 @@ from provgraph.query.read.model import NodeView
 from provgraph.schemas.storage import decode_json, record_key
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 Props = Mapping[str, Any]
+Read = Callable[[NodeView], Any]
+_READ = "provgraph.read"  # a declared field's metadata: how its value is read from the view
 
 
 class Viewed(Protocol):
@@ -73,13 +82,33 @@ def record_text(props: Props, prefix: str, name: str) -> str | None:
 # ---- field factories -----------------------------------------------------------------------
 
 
-def viewed(read: Callable[[NodeView], Any], description: str | None = None, **kw: Any) -> Any:
-    """A field computed from the whole node view."""
+class _FromView:
+    """A lazy attribute: the value of one declared field, read from the object's view."""
 
-    def resolve(root: strawberry.Parent[Viewed]) -> Any:
-        return read(root.view)
+    __slots__ = ("_read",)
 
-    return strawberry.field(resolver=resolve, description=description, **kw)
+    def __init__(self, read: Read) -> None:
+        self._read = read
+
+    def __get__(self, obj: Viewed | None, owner: type | None = None) -> Any:
+        return self if obj is None else self._read(obj.view)
+
+
+def read_from_view(cls: type[T]) -> type[T]:
+    """Class decorator, after `@strawberry.type`: every declared field of `cls` (its own and
+    those it inherits) reads its value from the object's view when asked."""
+    for declared in dataclasses.fields(cls):  # type: ignore[arg-type]
+        read = declared.metadata.get(_READ)
+        if read is not None:
+            setattr(cls, declared.name, _FromView(read))
+    return cls
+
+
+def viewed(read: Read, description: str | None = None, **kw: Any) -> Any:
+    """A field computed from the whole node view (the class must be `read_from_view`)."""
+    declared = strawberry.field(description=description, metadata={_READ: read}, **kw)
+    declared.init = False  # not a constructor argument: read from the view when asked
+    return declared
 
 
 def stored(read: Callable[[Props], Any], description: str | None = None) -> Any:

@@ -16,7 +16,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from provgraph.query.graphql.context import Info
-from provgraph.query.graphql.fields import viewed
+from provgraph.query.graphql.fields import read_from_view, viewed
 from provgraph.query.read.model import Direction, EdgeView, NodeView
 
 UP, DOWN = Direction.UPSTREAM, Direction.DOWNSTREAM
@@ -45,6 +45,7 @@ class Node:
     )
 
 
+@read_from_view
 @strawberry.type(description="A node of a type without its own GraphQL type.")
 class OtherNode(Node):
     pass
@@ -55,9 +56,11 @@ _TYPES: dict[str, Callable[[NodeView, str | None], Node]] = {}
 
 
 def register(label: str) -> Callable[[type[N]], type[N]]:
-    """Class decorator: `to_node` builds this type for nodes of `label`."""
+    """Class decorator, after `@strawberry.type`: `to_node` builds this type for nodes of
+    `label`, whose declared fields read the node's view (`fields.read_from_view`)."""
 
     def add(cls: type[N]) -> type[N]:
+        read_from_view(cls)
         _TYPES[label] = lambda view, as_of: cls(view=view, as_of=as_of)
         return cls
 

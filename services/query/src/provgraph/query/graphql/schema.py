@@ -19,6 +19,7 @@ from provgraph.query.graphql.compare import CompareQuery
 from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
+from provgraph.query.graphql.execution import LeafExecution
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
 from provgraph.query.graphql.query import LookupQuery
@@ -74,6 +75,7 @@ def make_schema(settings: QuerySettings) -> ProvenanceSchema:
         query=Query,
         types=_TYPES,
         extensions=[*limit_extensions(settings), cache.extension(), StructuredErrors],
+        execution_context_class=LeafExecution,
     )
     schema.document_cache = cache
     return schema

@@ -1,0 +1,81 @@
+"""A shorter way through graphql-core's executor for plain scalar fields.
+
+A lineage answer holds up to 10,000 nodes of ~10 scalar fields each, almost all of them plain
+attributes (`fields.py`). For every one, graphql-core builds an `info` object, reads the
+field's arguments and completes the value through the type dispatch, which costs several times
+the read itself. This executor answers such a field at once when:
+
+- strawberry resolves it as a plain attribute (no resolver, no field extension; strawberry
+  marks that resolver `_is_default`) and no middleware wraps resolvers;
+- the document gives it no arguments, and its type is a scalar or an enum (nullable or not);
+- the value completes without error (not null where the type is non-null, and coerced).
+
+Anything else, every failure included, goes the standard way (the attribute is read again),
+so answers and errors are graphql-core's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphql import GraphQLField, GraphQLLeafType, GraphQLNonNull, GraphQLObjectType, is_leaf_type
+from graphql.pyutils import Undefined
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+_STANDARD = object()  # "complete this field the standard way"
+Leaf = tuple[GraphQLLeafType, bool] | None  # (the scalar or enum, non-null), None: not a leaf
+
+
+class LeafExecution(StrawberryGraphQLCoreExecutionContext):
+    """strawberry's executor, answering plain scalar fields directly (module docstring)."""
+
+    _leaves: dict[tuple[str, str], Leaf] | None = None  # per request: (type, field) -> Leaf
+
+    def execute_field(
+        self, parent_type: GraphQLObjectType, source: Any, fields: Any, *rest: Any
+    ) -> Any:
+        # `fields`: graphql-core 3.3's field details (`.node`), or 3.2's field nodes; the rest
+        # of the arguments pass through as they came, whatever the version's signature.
+        first = fields[0]
+        value = self._plain(parent_type, source, getattr(first, "node", first))
+        if value is not _STANDARD:
+            return value
+        return super().execute_field(parent_type, source, fields, *rest)
+
+    def _plain(self, parent_type: GraphQLObjectType, source: Any, node: Any) -> Any:
+        """The field's completed value, or _STANDARD."""
+        if node.arguments:
+            return _STANDARD
+        field_def = parent_type.fields.get(node.name.value)  # None for __typename
+        leaf = None if field_def is None else self._leaf(parent_type, node.name.value, field_def)
+        if field_def is None or leaf is None:
+            return _STANDARD
+        kind, non_null = leaf
+        try:
+            value = field_def.resolve(source, None)  # a plain attribute reads no info
+            if value is None:
+                return _STANDARD if non_null else None
+            completed = kind.coerce_output_value(value)
+        except Exception:  # the standard way reports it
+            return _STANDARD
+        return _STANDARD if completed is None or completed is Undefined else completed
+
+    def _leaf(self, parent_type: GraphQLObjectType, name: str, field_def: GraphQLField) -> Leaf:
+        if self._leaves is None:
+            self._leaves = {}
+        key = (parent_type.name, name)
+        if key not in self._leaves:
+            self._leaves[key] = self._plain_leaf(field_def)
+        return self._leaves[key]
+
+    def _plain_leaf(self, field_def: GraphQLField) -> Leaf:
+        resolve = field_def.resolve
+        if resolve is None or field_def.args or not getattr(resolve, "_is_default", False):
+            return None
+        manager = self.middleware_manager
+        if manager is not None and manager.get_field_resolver(resolve) is not resolve:
+            return None
+        kind = field_def.type
+        non_null = isinstance(kind, GraphQLNonNull)
+        inner = kind.of_type if isinstance(kind, GraphQLNonNull) else kind
+        return (inner, non_null) if is_leaf_type(inner) else None

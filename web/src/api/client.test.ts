@@ -40,6 +40,18 @@ describe("request", () => {
     expect(messages[0]).toMatch(/401/);
   });
 
+  it("tells an end of session that came before anybody listened to the first listener, once", async () => {
+    onAuthLost(() => undefined)(); // an earlier test's unheard end, if any, is told here
+    await expect(request("query { x }", {}, answer(401, { detail: "no" }))).rejects.toBeInstanceOf(AuthError);
+    const first: string[] = [];
+    const second: string[] = [];
+    onAuthLost((m) => first.push(m))();
+    onAuthLost((m) => second.push(m))();
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatch(/401/);
+    expect(second).toEqual([]);
+  });
+
   it("clears the token on an `unauthenticated` GraphQL error", async () => {
     const body = { data: null, errors: [{ message: "token expired", extensions: { code: "unauthenticated" } }] };
     await expect(request("query { x }", {}, answer(200, body))).rejects.toBeInstanceOf(AuthError);

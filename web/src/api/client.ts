@@ -39,15 +39,26 @@ export class RequestError extends Error {
 
 type AuthListener = (message: string) => void;
 const listeners = new Set<AuthListener>();
+/** Why the session ended while nobody listened (a request started before the app rendered). */
+let unheard: string | null = null;
 
-/** Be told when an answer ends the session (the app shows sign-in with the message). */
+/**
+ * Be told when an answer ends the session (the app shows sign-in with the message); an end
+ * that came before anybody listened is told at once.
+ */
 export function onAuthLost(listener: AuthListener): () => void {
   listeners.add(listener);
+  if (unheard !== null) {
+    const message = unheard;
+    unheard = null;
+    listener(message);
+  }
   return () => listeners.delete(listener);
 }
 
 function authLost(message: string): AuthError {
   clearToken();
+  if (listeners.size === 0) unheard = message;
   for (const listener of listeners) listener(message);
   return new AuthError(message);
 }

@@ -3,7 +3,7 @@
  * link's answer is then on its way while the page's chunk is fetched and parsed.
  */
 
-import { AuthError, request } from "../api/client";
+import { request } from "../api/client";
 import { LINEAGE_QUERY } from "../api/queries";
 import type { LineageAnswer } from "../api/types";
 import { apiDirection, type Direction } from "../routes/route";
@@ -52,7 +52,5 @@ export function fetchLineage(args: LineageArgs): Promise<LineageAnswer> {
     answer = started.answer;
     started.answer = null; // taken: a reload of the page asks again
   }
-  const again = () => request<LineageAnswer>(LINEAGE_QUERY, vars);
-  // A prefetch may end the session before the app listens for that: asking again tells it.
-  return answer ? answer.catch((e: unknown) => (e instanceof AuthError ? again() : Promise.reject(e))) : again();
+  return answer ?? request<LineageAnswer>(LINEAGE_QUERY, vars);
 }

@@ -186,6 +186,17 @@ def project(neo4j_driver: object, unique_name: str) -> Iterator[str]:
     neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=slug)
 
 
+@pytest.fixture()
+def other_project(neo4j_driver: object, project: str) -> Iterator[str]:
+    """A second project slug of this test alone (beside `project`); removed afterwards."""
+    from neo4j import Driver
+
+    assert isinstance(neo4j_driver, Driver)
+    slug = f"{project[:60]}-q"
+    yield slug
+    neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=slug)
+
+
 def _free_port() -> int:
     import socket
 

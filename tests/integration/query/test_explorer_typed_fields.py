@@ -16,7 +16,6 @@ The story (project p; project q beside it):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,16 +45,8 @@ def stored(day: int, hour: int = 10) -> str:
 
 
 @pytest.fixture()
-def other(neo4j_driver: Driver, project: str) -> Iterator[str]:
-    """A second project of this test alone, removed afterwards."""
-    slug = f"{project[:60]}-q"
-    yield slug
-    neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=slug)
-
-
-@pytest.fixture()
-def story(neo4j_driver: Driver, project: str, other: str) -> dict[str, str]:
-    p, q = project, other
+def story(neo4j_driver: Driver, project: str, other_project: str) -> dict[str, str]:
+    p, q = project, other_project
     records: list[Any] = []
 
     def add(kind: str, when: datetime, principal: str | None = None, **payload: Any) -> None:

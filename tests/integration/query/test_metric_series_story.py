@@ -13,7 +13,6 @@ The story (project p; project q beside it):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -63,15 +62,8 @@ EXPECTED_VAL = [{"step": 500, "value": 3.4}, {"step": 2000, "value": 2.65}]
 
 
 @pytest.fixture()
-def other(neo4j_driver: Driver, project: str) -> Iterator[str]:
-    slug = f"{project[:60]}-q"
-    yield slug
-    neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=slug)
-
-
-@pytest.fixture()
-def story(neo4j_driver: Driver, project: str, other: str) -> dict[str, Any]:
-    p, q = project, other
+def story(neo4j_driver: Driver, project: str, other_project: str) -> dict[str, Any]:
+    p, q = project, other_project
     a, b = f"{p}-a", f"{p}-b"
     b1 = story_event(p, LOGGED, {"run_id": a, "points": [
         *points("train/loss", *TRAIN_B1), *points("val/loss", (500, 3.4))]}, at(10))  # fmt: skip

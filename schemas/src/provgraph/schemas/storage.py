@@ -28,7 +28,7 @@ functions; none of them spells a convention by hand.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -100,9 +100,9 @@ def is_internal(key: str) -> bool:
     return key.startswith(INTERNAL_PREFIX)
 
 
-def public(props: Mapping[str, Any]) -> dict[str, Any]:
-    """The properties without the internal version stamps."""
-    return {k: v for k, v in props.items() if not is_internal(k)}
+def public(props: Mapping[str, Any], without: Container[str] = ()) -> dict[str, Any]:
+    """The properties without the internal version stamps (nor those named in `without`)."""
+    return {k: v for k, v in props.items() if k not in without and not is_internal(k)}
 
 
 def public_deep(value: Any) -> Any:

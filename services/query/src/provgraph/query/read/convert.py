@@ -35,11 +35,7 @@ def node_view(node: Any) -> NodeView:
         last_event_at=props.get(storage.LAST_EVENT_AT),
         deleted_at=props.get(storage.DELETED_AT),
         placeholder=bool(props.get(storage.PLACEHOLDER, False)),
-        props={
-            k: v
-            for k, v in props.items()
-            if k not in storage.BOOKKEEPING and not storage.is_internal(k)
-        },
+        props=storage.public(props, without=storage.BOOKKEEPING),
     )
 
 

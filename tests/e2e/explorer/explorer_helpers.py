@@ -233,6 +233,12 @@ _EDGES_SETTLED = """() => {
 }"""
 
 
+_BOXES = """els => Object.fromEntries(els.map(e => {
+  const m = new DOMMatrixReadOnly(getComputedStyle(e.closest('.react-flow__node')).transform);
+  return [e.getAttribute('data-node-id'), [m.m41, m.m42, e.offsetWidth, e.offsetHeight]];
+}))"""
+
+
 _ROWS = """(els, cell) => els.map(e => ({
   attrs: Object.fromEntries([...e.attributes].filter(a => a.name.startsWith('data-'))
     .map(a => [a.name, a.value])),
@@ -304,6 +310,12 @@ class Explorer:
             "[data-edge]", "els => els.map(e => e.getAttribute('data-edge'))"
         )
         return set(nodes), set(edges)
+
+    def boxes(self) -> dict[str, tuple[float, float, float, float]]:
+        """Each drawn node's box in the graph's own coordinates (x, y, width, height): the
+        place React Flow gives it, which zooming and panning do not change."""
+        found: dict[str, list[float]] = self.page.eval_on_selector_all("[data-node-id]", _BOXES)
+        return {node: (x, y, w, h) for node, (x, y, w, h) in found.items()}
 
     def attrs(self, selector: str, name: str) -> list[str | None]:
         """The attribute `name` of every element matching `selector`, in document order."""

@@ -161,6 +161,7 @@ def test_expanding_a_node_adds_exactly_its_next_hop(
     # Its accessible name says whether it is expanded (", expanded" / ", not expanded").
     expanded = explorer.page.locator(f'[data-node-id="{node}"][aria-label*=", expanded"]')
     assert expanded.count() == 0
+    before = explorer.boxes()
     drawn_node.click()
     expanded.wait_for(timeout=WAIT_MS)
     nodes, edges = explorer.drawn()
@@ -168,9 +169,24 @@ def test_expanding_a_node_adds_exactly_its_next_hop(
     assert nodes - base == hop_nodes - base
     assert nodes == base | hop_nodes
     assert edges == base_edges | hop_edges
+    # What was drawn stays where it was; what the expand added overlaps nothing, and (the
+    # direction is up) lies left of the expanded node, as sources do.
+    after = explorer.boxes()
+    assert {node: after[node] for node in before} == before
+    added = nodes - base
+    for new in added:
+        x, y, w, h = after[new]
+        assert x < after[node][0], (new, after[new], node, after[node])
+        clashes = [
+            other
+            for other, (ox, oy, ow, oh) in after.items()
+            if other != new and x < ox + ow and ox < x + w and y < oy + oh and oy < y + h
+        ]
+        assert not clashes, (new, clashes)
 
-    drawn_node.click()  # again: collapsed, the route's answer alone
+    drawn_node.click()  # again: collapsed, the route's answer alone, where it was
     expanded.wait_for(state="detached", timeout=WAIT_MS)
     nodes, edges = explorer.drawn()
     explorer.shot("collapsed")
     assert (nodes, edges) == (base, base_edges)
+    assert explorer.boxes() == before

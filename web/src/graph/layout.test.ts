@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { GraphNode } from "./model";
 import { edgeKey, type GraphData } from "./model";
-import { BIG_GRAPH, NODE_HEIGHT, NODE_WIDTH, inProcess, layoutGraph, layoutPositions, toLayoutInput } from "./layout";
+import { BIG_GRAPH, NODE_HEIGHT, NODE_WIDTH, clearShift, inProcess, keepDrawn, layoutGraph, layoutPositions, placeGraph, toLayoutInput, type LayoutRunner } from "./layout";
+import type { Point } from "./focus";
 import { nextFocus } from "./focus";
 
 function chainGraph(n: number, fanout = 1): GraphData {
@@ -61,6 +62,91 @@ describe("layout", () => {
     // browser benchmark (benchmarks/bench_explorer.py), never asserted here.
     expect(ms).toBeLessThan(10000);
     console.info(`layout of 1,000 nodes: ${ms.toFixed(0)} ms`);
+  });
+});
+
+function overlapping(p: Map<string, Point>): [string, string][] {
+  const out: [string, string][] = [];
+  const all = [...p];
+  for (let i = 0; i < all.length; i++)
+    for (let j = i + 1; j < all.length; j++) {
+      const [[a, pa], [b, pb]] = [all[i], all[j]];
+      if (Math.abs(pa.x - pb.x) < NODE_WIDTH && Math.abs(pa.y - pb.y) < NODE_HEIGHT) out.push([a, b]);
+    }
+  return out;
+}
+
+function withEdges(graph: GraphData, pairs: [string, string][]): GraphData {
+  const nodes = new Map(graph.nodes);
+  const edges = new Map(graph.edges);
+  for (const [from, to] of pairs) {
+    for (const id of [from, to]) if (!nodes.has(id)) nodes.set(id, { ...graph.nodes.values().next().value!, id, label: id });
+    const key = edgeKey(from, to, "USED");
+    edges.set(key, { key, from, to, type: "USED", label: "USED" });
+  }
+  return { nodes, edges, truncated: false };
+}
+
+describe("placing what an expand adds", () => {
+  it("keeps every drawn node where it is and places the added ones clear of them, downstream to the right", async () => {
+    const base = chainGraph(12, 3);
+    const drawn = await layoutGraph(inProcess, base);
+    // n5 gets three derived nodes (API edges run derived → source).
+    const grown = withEdges(base, [["x1", "n5"], ["x2", "n5"], ["x3", "n5"], ["x3", "n1"]]);
+    const placed = await placeGraph(inProcess, grown, drawn);
+    expect(placed.size).toBe(15);
+    for (const [id, p] of drawn) expect(placed.get(id)).toEqual(p);
+    for (const id of ["x1", "x2", "x3"]) expect(placed.get(id)!.x).toBeGreaterThan(drawn.get("n5")!.x);
+    expect(overlapping(placed)).toEqual([]);
+  });
+
+  it("places upstream additions to the left of the expanded node", async () => {
+    const base = chainGraph(6, 2);
+    const drawn = await layoutGraph(inProcess, base);
+    const grown = withEdges(base, [["n0", "s1"], ["n0", "s2"]]);
+    const placed = await placeGraph(inProcess, grown, drawn);
+    for (const id of ["s1", "s2"]) expect(placed.get(id)!.x).toBeLessThan(drawn.get("n0")!.x);
+    expect(overlapping(placed)).toEqual([]);
+  });
+
+  it("answers a collapse from the drawn positions, without laying out", async () => {
+    const base = chainGraph(8, 2);
+    const drawn = await layoutGraph(inProcess, base);
+    const grown = withEdges(base, [["x1", "n3"]]);
+    const placed = await placeGraph(inProcess, grown, drawn);
+    const refusing: LayoutRunner = { layout: () => Promise.reject(new Error("laid out again")) };
+    const collapsed = await placeGraph(refusing, base, placed);
+    expect(collapsed).toEqual(drawn);
+    expect(keepDrawn(grown, drawn)).toBeNull();
+  });
+
+  it("shifts a block by the least distance that clears the fixed boxes", () => {
+    const step = NODE_HEIGHT + 28;
+    expect(clearShift([{ x: 0, y: 0 }], [{ x: 0, y: step }])).toBe(0);
+    // Blocked at 0; nearer above (-step) than below (+step + 10).
+    expect(clearShift([{ x: 0, y: 0 }], [{ x: 0, y: 10 }])).toBe(10 - step);
+    expect(clearShift([{ x: 0, y: 0 }], [{ x: 0, y: -10 }])).toBe(step - 10);
+    // A column of fixed boxes: the nearest gap, not just past the first box.
+    const column = [-2, -1, 0, 1].map((i) => ({ x: 5, y: i * step }));
+    expect(clearShift([{ x: 0, y: 0 }], column)).toBe(2 * step);
+    // Other columns do not block.
+    expect(clearShift([{ x: 0, y: 0 }], [{ x: NODE_WIDTH + 130, y: 0 }])).toBe(0);
+  });
+});
+
+describe("the layout cache", () => {
+  it("lays a graph out once even when asked again before the first answer", async () => {
+    let calls = 0;
+    const counting: LayoutRunner = { layout: (input) => (calls++, inProcess.layout(input)) };
+    const [a, b] = await Promise.all([layoutGraph(counting, chainGraph(7)), layoutGraph(counting, chainGraph(7))]);
+    expect(calls).toBe(1);
+    expect(a).toBe(b);
+  });
+
+  it("forgets a failed layout, so the next ask lays out again", async () => {
+    const failing: LayoutRunner = { layout: () => Promise.reject(new Error("worker gone")) };
+    await expect(layoutGraph(failing, chainGraph(9))).rejects.toThrow("worker gone");
+    expect((await layoutGraph(inProcess, chainGraph(9))).size).toBe(9);
   });
 });
 

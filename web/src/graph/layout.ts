@@ -13,8 +13,14 @@ import type { GraphData } from "./model";
 export const NODE_WIDTH = 210;
 export const NODE_HEIGHT = 66;
 
-/** Above this many nodes the cheaper passes are used (measured: see docs/performance.md). */
+/** Above this many nodes the ordering heuristic is skipped (measured: see docs/performance.md). */
 export const BIG_GRAPH = 100;
+/** Above this many nodes ranks are longest-path, not network-simplex (whose cost grows faster). */
+export const HUGE_GRAPH = 500;
+
+/** Space kept between an added node and one already drawn (the layout's own spacing). */
+const NODE_SEP = 28;
+const RANK_SEP = 130;
 
 /** What the layout needs: node ids, and edges in the direction data flows (source → derived). */
 export interface LayoutInput {
@@ -22,9 +28,12 @@ export interface LayoutInput {
   edges: [string, string][];
 }
 
-/** Something that lays out (the worker in the browser, or `inProcess`). */
+/**
+ * Something that lays out (the worker in the browser, or `inProcess`): the whole graph, or,
+ * given the positions already drawn, only the nodes that have none (`placeAdded`).
+ */
 export interface LayoutRunner {
-  layout(input: LayoutInput): Promise<Record<string, Point>>;
+  layout(input: LayoutInput, drawn?: Record<string, Point>): Promise<Record<string, Point>>;
 }
 
 /**
@@ -41,13 +50,14 @@ export function toLayoutInput(graph: GraphData): LayoutInput {
 
 /**
  * Top-left corners of each node. Small graphs get dagre's full passes (network-simplex ranks,
- * the crossing-reduction sweeps); big ones longest-path ranks and one ordering heuristic,
- * several times cheaper.
+ * the crossing-reduction sweeps); above BIG_GRAPH nodes the ordering heuristic is skipped, and
+ * above HUGE_GRAPH ranks are longest-path: each several times cheaper on graphs of that size.
  */
 export function layoutPositions(input: LayoutInput): Record<string, Point> {
   const big = input.nodes.length > BIG_GRAPH;
+  const huge = input.nodes.length > HUGE_GRAPH;
   const g = new dagre.graphlib.Graph({ multigraph: false });
-  g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 130, marginx: 10, marginy: 10, ranker: big ? "longest-path" : "network-simplex" });
+  g.setGraph({ rankdir: "LR", nodesep: NODE_SEP, ranksep: RANK_SEP, marginx: 10, marginy: 10, ranker: huge ? "longest-path" : "network-simplex" });
   g.setDefaultEdgeLabel(() => ({}));
   for (const id of input.nodes) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
   for (const [source, target] of input.edges) g.setEdge(source, target);
@@ -60,9 +70,82 @@ export function layoutPositions(input: LayoutInput): Record<string, Point> {
   return out;
 }
 
+/**
+ * Positions for a graph part of which is drawn: drawn nodes stay where they are, and the rest
+ * (what an expand added) is laid out by dagre together with the drawn nodes it touches. That
+ * part is moved so the drawn node it hangs from most (the expanded node) keeps its place, then
+ * up or down by the least distance that keeps it clear of every drawn node.
+ */
+export function placeAdded(input: LayoutInput, drawn: Record<string, Point>): Record<string, Point> {
+  const out: Record<string, Point> = {};
+  const added = new Set<string>();
+  for (const id of input.nodes) {
+    if (id in drawn) out[id] = drawn[id];
+    else added.add(id);
+  }
+  if (!added.size) return out;
+  const edges = input.edges.filter(([s, t]) => added.has(s) || added.has(t));
+  const part = new Set(added);
+  const touches = new Map<string, number>();
+  for (const [s, t] of edges) {
+    for (const [id, other] of [[s, t], [t, s]]) {
+      if (added.has(id)) continue;
+      part.add(id);
+      if (added.has(other)) touches.set(id, (touches.get(id) ?? 0) + 1);
+    }
+  }
+  const local = layoutPositions({ nodes: [...part].sort(), edges });
+  let anchor: string | null = null;
+  for (const [id, n] of touches) if (anchor === null || n > touches.get(anchor)! || (n === touches.get(anchor) && id < anchor)) anchor = id;
+  const kept = Object.values(out);
+  let dx: number;
+  let dy: number;
+  if (anchor !== null) {
+    dx = drawn[anchor].x - local[anchor].x;
+    dy = drawn[anchor].y - local[anchor].y;
+  } else {
+    // Nothing drawn touches it: below everything, from the left edge.
+    const addedLocal = [...added].map((id) => local[id]);
+    dx = Math.min(0, ...kept.map((p) => p.x)) - Math.min(...addedLocal.map((p) => p.x));
+    dy = Math.max(0, ...kept.map((p) => p.y + NODE_HEIGHT + NODE_SEP)) - Math.min(...addedLocal.map((p) => p.y));
+  }
+  const moved = [...added].map((id) => ({ id, x: local[id].x + dx, y: local[id].y + dy }));
+  const shift = clearShift(moved, kept);
+  for (const p of moved) out[p.id] = { x: p.x, y: p.y + shift };
+  return out;
+}
+
+/**
+ * The vertical shift nearest to 0 that keeps every box of `block` clear of every box of
+ * `fixed` (all NODE_WIDTH x NODE_HEIGHT, NODE_SEP apart): each pair sharing columns forbids an
+ * open interval of shifts; merged, the one holding 0 (if any) has the answer at an end.
+ */
+export function clearShift(block: Point[], fixed: Point[]): number {
+  const span = NODE_HEIGHT + NODE_SEP;
+  const forbidden: [number, number][] = [];
+  for (const a of block) {
+    for (const d of fixed) {
+      if (Math.abs(a.x - d.x) < NODE_WIDTH + RANK_SEP / 2) forbidden.push([d.y - a.y - span, d.y - a.y + span]);
+    }
+  }
+  forbidden.sort((a, b) => a[0] - b[0]);
+  let lo = -Infinity;
+  let hi = -Infinity;
+  for (const [l, h] of forbidden) {
+    if (l < hi) {
+      hi = Math.max(hi, h);
+      continue;
+    }
+    if (lo < 0 && 0 < hi) break;
+    [lo, hi] = [l, h];
+  }
+  if (!(lo < 0 && 0 < hi)) return 0;
+  return -lo <= hi ? lo : hi;
+}
+
 /** The runner that lays out on the calling thread. */
 export const inProcess: LayoutRunner = {
-  layout: (input) => Promise.resolve(layoutPositions(input)),
+  layout: (input, drawn) => Promise.resolve(drawn ? placeAdded(input, drawn) : layoutPositions(input)),
 };
 
 /** A content signature: the same nodes and edges lay out the same. */
@@ -70,16 +153,39 @@ export function signature(graph: GraphData): string {
   return [...graph.nodes.keys()].sort().join("\n") + "\n--\n" + [...graph.edges.keys()].sort().join("\n");
 }
 
-const cache = new Map<string, Map<string, Point>>();
+const cache = new Map<string, Promise<Map<string, Point>>>();
 const CACHE_SIZE = 16;
 
-/** Node positions (top-left corners); answers from the cache when the graph was laid out. */
-export async function layoutGraph(runner: LayoutRunner, graph: GraphData): Promise<Map<string, Point>> {
+/**
+ * Node positions (top-left corners) of a whole graph; a graph laid out (or being laid out, as
+ * a deep link's answer is from start-up) is answered from the cache.
+ */
+export function layoutGraph(runner: LayoutRunner, graph: GraphData): Promise<Map<string, Point>> {
   const key = signature(graph);
   const hit = cache.get(key);
   if (hit) return hit;
-  const positions = new Map(Object.entries(await runner.layout(toLayoutInput(graph))));
+  const positions = runner.layout(toLayoutInput(graph)).then((p) => new Map(Object.entries(p)));
   cache.set(key, positions);
+  positions.catch(() => cache.get(key) === positions && cache.delete(key));
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   return positions;
+}
+
+/**
+ * Positions of `graph` keeping those of the nodes in `drawn`: synchronous (null) when no node
+ * is new, as after a collapse; else the runner places what was added.
+ */
+export function keepDrawn(graph: GraphData, drawn: Map<string, Point>): Map<string, Point> | null {
+  const kept = new Map<string, Point>();
+  for (const id of graph.nodes.keys()) {
+    const p = drawn.get(id);
+    if (!p) return null;
+    kept.set(id, p);
+  }
+  return kept;
+}
+
+/** Positions of `graph` with the nodes in `drawn` kept where they are (see `placeAdded`). */
+export async function placeGraph(runner: LayoutRunner, graph: GraphData, drawn: Map<string, Point>): Promise<Map<string, Point>> {
+  return keepDrawn(graph, drawn) ?? new Map(Object.entries(await runner.layout(toLayoutInput(graph), Object.fromEntries(drawn))));
 }

@@ -30,11 +30,11 @@ export function layoutWorker(): LayoutRunner {
     waiting.clear();
   };
   runner = {
-    layout(input: LayoutInput) {
+    layout(input: LayoutInput, drawn?: Record<string, Point>) {
       const id = next++;
       return new Promise((resolve, reject) => {
         waiting.set(id, { resolve, reject });
-        worker.postMessage({ id, input });
+        worker.postMessage({ id, input, drawn });
       });
     },
   };

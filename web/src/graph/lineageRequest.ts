@@ -7,6 +7,9 @@ import { request } from "../api/client";
 import { LINEAGE_QUERY } from "../api/queries";
 import type { LineageAnswer } from "../api/types";
 import { apiDirection, type Direction } from "../routes/route";
+import { layoutGraph } from "./layout";
+import { layoutWorker } from "./layoutWorker";
+import { fromLineage } from "./model";
 
 export interface LineageArgs {
   id: string;
@@ -33,13 +36,19 @@ const FRESH_MS = 10_000;
 /** The request started for the last route seen, until the page takes it. */
 let started: { key: string; at: number; answer: Promise<LineageAnswer> | null } | null = null;
 
-/** Start the route's lineage request now (at start-up and on every render; once per route). */
+/**
+ * Start the route's lineage request now (at start-up and on every render; once per route),
+ * and its layout as soon as it is answered: the page finds both under way (the layout in
+ * `layoutGraph`'s cache).
+ */
 export function prefetchLineage(args: LineageArgs): void {
   const vars = lineageVariables(args, args.id, args.depth);
   const key = JSON.stringify(vars);
   if (started?.key === key) return;
   const answer = request<LineageAnswer>(LINEAGE_QUERY, vars);
-  answer.catch(() => undefined); // reported to the page that takes it
+  answer
+    .then((a) => a.lineage && layoutGraph(layoutWorker(), fromLineage(a.lineage)))
+    .catch(() => undefined); // reported to the page that takes it
   started = { key, at: performance.now(), answer };
 }
 

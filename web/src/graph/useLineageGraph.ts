@@ -4,7 +4,7 @@ import { rememberProjects } from "../api/projects";
 import { LINEAGE_QUERY } from "../api/queries";
 import type { LineageAnswer } from "../api/types";
 import type { Point } from "./focus";
-import { layoutGraph, signature } from "./layout";
+import { layoutGraph, placeGraph, signature } from "./layout";
 import { layoutWorker } from "./layoutWorker";
 import { fetchLineage, lineageVariables, type LineageArgs } from "./lineageRequest";
 
@@ -27,7 +27,8 @@ export interface LineageState {
 
 /**
  * The lineage answer of the route's arguments, with expansions (depth-1 answers from a node,
- * same direction, types and as-of) merged in, laid out by dagre in a worker.
+ * same direction, types and as-of) merged in, laid out by dagre in a worker: the answer whole,
+ * then each expansion beside the nodes already drawn, which keep their places.
  */
 export function useLineageGraph(args: LineageArgs): LineageState {
   const key = JSON.stringify(args);
@@ -41,6 +42,8 @@ export function useLineageGraph(args: LineageArgs): LineageState {
   const [positions, setPositions] = useState<Map<string, Point> | null>(null);
   const [laidOut, setLaidOut] = useState<string | null>(null);
   const timing = useRef<{ kind: "lineage" | "expand"; at: number } | null>(null);
+  /** The positions drawn for this route: an expand or a collapse moves none of them. */
+  const drawn = useRef<Map<string, Point> | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -52,6 +55,7 @@ export function useLineageGraph(args: LineageArgs): LineageState {
     setBase(null);
     setExpansions(new Map());
     setPositions(null);
+    drawn.current = null;
     fetchLineage(parsed)
       .then((answer) => {
         if (!live) return;
@@ -80,10 +84,13 @@ export function useLineageGraph(args: LineageArgs): LineageState {
     let live = true;
     const sig = graphSig;
     const started = performance.now();
-    layoutGraph(layoutWorker(), graph)
+    // The answer is laid out whole; what an expand adds is placed beside what is drawn.
+    const before = drawn.current;
+    (before ? placeGraph(layoutWorker(), graph, before) : layoutGraph(layoutWorker(), graph))
       .then((p) => {
         if (!live) return;
         (window.__provgraphPerf ??= {}).layoutMs = performance.now() - started;
+        drawn.current = p;
         setPositions(p);
         setLaidOut(sig);
       })

@@ -1,6 +1,3 @@
-import { StrictMode } from "react";
-import { createRoot } from "react-dom/client";
-import { App } from "./App";
 import { getToken } from "./api/auth";
 import { layoutWorker } from "./graph/layoutWorker";
 import { prefetchLineage } from "./graph/lineageRequest";
@@ -14,8 +11,9 @@ declare global {
   }
 }
 
-// Before the first render: a deep link's lineage answer is requested and the layout worker
-// loads (on its own thread) while React and the page's code start.
+// First, before React and the pages are even loaded: a deep link's lineage answer is asked
+// for and the layout worker starts (on its own thread). This entry imports no React, so it
+// runs as soon as its own small chunk arrives; the app follows (start.tsx).
 layoutWorker();
 if (getToken()) {
   const route = parseRoute(window.location.hash);
@@ -24,8 +22,8 @@ if (getToken()) {
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+import("./start")
+  .then(({ start }) => start(root))
+  .catch((e: unknown) => {
+    root.textContent = `The explorer's code could not be loaded (${e instanceof Error ? e.message : String(e)}). Reload the page; if the service was updated meanwhile, the new version loads.`;
+  });

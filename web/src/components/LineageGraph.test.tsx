@@ -108,6 +108,10 @@ describe("the first viewport", () => {
     expect(html).toContain('data-zoom="overview"');
     expect(html).toContain("zoom in to read the labels");
     expect(html.match(/data-node-id=/g)?.length).toBe(big.nodes.size);
+    // What cannot be read is not built: no node text, no edge labels; names stay for readers.
+    expect(html).not.toContain("gnode-label");
+    expect(html).not.toContain("gedge-label");
+    expect(html).toContain('aria-label="Run r0, not expanded');
   });
 });
 

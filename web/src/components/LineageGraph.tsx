@@ -15,7 +15,7 @@ import {
   type ReactFlowInstance,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
+import { createContext, memo, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 import { isArrowKey, nextFocus, type Point } from "../graph/focus";
 import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
 import { adjacency, type GraphData, type GraphNode } from "../graph/model";
@@ -57,8 +57,15 @@ function marks(node: GraphNode): string[] {
 const TARGET_MARK = <div className="react-flow__handle react-flow__handle-left target" data-handlepos="left" aria-hidden="true" />;
 const SOURCE_MARK = <div className="react-flow__handle react-flow__handle-right source" data-handlepos="right" aria-hidden="true" />;
 
+/**
+ * Whether text is drawn (the zoom is at reading size). Zoomed out, a node is a block of its
+ * type's colour and shape and an edge a line: what cannot be read is not built.
+ */
+const Detail = createContext(true);
+
 const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
   const { node } = data;
+  const detail = useContext(Detail);
   const style = typeStyle(node.type);
   const flags = marks(node);
   const classes = [
@@ -88,20 +95,24 @@ const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
       title={node.id}
     >
       {TARGET_MARK}
-      <div className="gnode-type" style={{ background: style.colour }}>
-        <span aria-hidden="true">{style.glyph}</span> {style.label}
-        {data.root ? " · start" : ""}
-      </div>
-      <div className="gnode-label">{node.label}</div>
-      <div className="gnode-marks">
-        {flags.map((f) => (
-          <span key={f} className={`mark mark-${f.toLowerCase()}`}>
-            {f}
-          </span>
-        ))}
-        {node.status && !node.failed && <span className="mark">{node.status}</span>}
-        {data.expanding ? <span className="mark">expanding…</span> : data.expanded ? <span className="mark">expanded −</span> : null}
-      </div>
+      {detail && (
+        <>
+          <div className="gnode-type" style={{ background: style.colour }}>
+            <span aria-hidden="true">{style.glyph}</span> {style.label}
+            {data.root ? " · start" : ""}
+          </div>
+          <div className="gnode-label">{node.label}</div>
+          <div className="gnode-marks">
+            {flags.map((f) => (
+              <span key={f} className={`mark mark-${f.toLowerCase()}`}>
+                {f}
+              </span>
+            ))}
+            {node.status && !node.failed && <span className="mark">{node.status}</span>}
+            {data.expanding ? <span className="mark">expanding…</span> : data.expanded ? <span className="mark">expanded −</span> : null}
+          </div>
+        </>
+      )}
       {SOURCE_MARK}
     </div>
   );
@@ -118,6 +129,7 @@ export function backEdgePath(sx: number, sy: number, tx: number, ty: number): [s
 }
 
 const ProvEdgeView = memo(function ProvEdgeView(props: EdgeProps<ProvEdge>) {
+  const detail = useContext(Detail);
   const back = props.targetX < props.sourceX;
   const [path, labelX, labelY] = back
     ? backEdgePath(props.sourceX, props.sourceY, props.targetX, props.targetY)
@@ -135,7 +147,7 @@ const ProvEdgeView = memo(function ProvEdgeView(props: EdgeProps<ProvEdge>) {
         markerEnd={props.markerEnd}
         style={{ strokeWidth: onPath ? 3 : 1.2, stroke: onPath ? "#d97706" : "#667", strokeDasharray: back ? "5 4" : undefined }}
       />
-      {head && (
+      {detail && head && (
         <text className="gedge-label" x={labelX} y={labelY} textAnchor="middle" dominantBaseline="middle">
           <title>{props.data?.label}</title>
           <tspan x={labelX} dy={rest.length ? "-0.55em" : 0}>
@@ -343,6 +355,7 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
 
   return (
     <div className={overview ? "flow overview" : "flow"} data-zoom={overview ? "overview" : "detail"}>
+    <Detail.Provider value={!overview}>
     <ReactFlow
       nodes={nodes}
       edges={edges}
@@ -371,6 +384,7 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
         </Panel>
       )}
     </ReactFlow>
+    </Detail.Provider>
     </div>
   );
 }

@@ -10,6 +10,22 @@ interface Request {
   drawn?: Record<string, Point>;
 }
 
+/**
+ * A graph of four nodes laid out as the worker starts, while the page's lineage request is on
+ * its way: dagre's code is compiled by then, and the first real layout runs without that cost
+ * (about a fifth of a 200-node layout, measured in docs/performance.md).
+ */
+const WARM_UP: LayoutInput = {
+  nodes: ["a", "b", "c", "d"],
+  edges: [
+    ["a", "b"],
+    ["b", "c"],
+    ["a", "c"],
+    ["a", "d"],
+  ],
+};
+layoutPositions(WARM_UP);
+
 self.onmessage = (event: MessageEvent<Request>) => {
   const { id, input, drawn } = event.data;
   try {

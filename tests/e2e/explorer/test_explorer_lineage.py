@@ -145,6 +145,18 @@ def test_the_chain_downstream_from_its_first_version(
     assert {chain_id(stories.chain, n) for n in range(CHAIN + 1)} <= nodes
 
 
+def test_a_link_typed_with_an_unencoded_slash_draws_the_same(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    explorer.signed_in(stories.chain_reader, "/search")
+    first = chain_id(stories.chain, 0)
+    assert "/" in first
+    explorer.open(f"/lineage/{first}?direction=down&depth=2")  # the id's "/" left as it is
+    nodes, edges = explorer.drawn()
+    assert (nodes, edges) == api.lineage(stories.chain_reader, first, "down", 2)
+    assert not explorer.errors
+
+
 def test_expanding_a_node_adds_exactly_its_next_hop(
     explorer: Explorer, api: Api, stories: Stories
 ) -> None:

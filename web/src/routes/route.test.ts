@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiDirection, formatRoute, parseRoute, type Route } from "./route";
+import { apiDirection, formatRoute, link, parseRoute, type Route } from "./route";
 
 describe("parseRoute", () => {
   it("reads a lineage link with every argument", () => {
@@ -32,6 +32,15 @@ describe("parseRoute", () => {
       page: "search", q: "resnet", type: "RUN", project: "vision",
     });
     expect(parseRoute("")).toEqual({ page: "search", q: "", type: "", project: "" });
+  });
+
+  it("reads an id whose / was not encoded (a link typed or pasted by hand)", () => {
+    expect(parseRoute("#/lineage/dataset:p/raw@v1?depth=3")).toMatchObject({ page: "lineage", id: "dataset:p/raw@v1", depth: 3 });
+    expect(parseRoute("#/node/checkpoint:p-run/1000")).toEqual({ page: "node", id: "checkpoint:p-run/1000" });
+    expect(parseRoute("#/diff/model:p/m@1/model:p/m@2")).toEqual({ page: "diff", a: "model:p/m@1", b: "model:p/m@2" });
+    expect(parseRoute("#/diff/run:a/model:p/m@2")).toEqual({ page: "diff", a: "run:a", b: "model:p/m@2" });
+    // The explorer's own links still round-trip.
+    expect(parseRoute(link.node("dataset:p/raw@v1"))).toEqual({ page: "node", id: "dataset:p/raw@v1" });
   });
 
   it("marks malformed links unknown", () => {

@@ -46,35 +46,38 @@ export function parseRoute(hash: string): Route {
   const segments = pathPart.split("/").filter((s) => s !== "").map(decode);
   const [head, ...rest] = segments;
   const get = (name: string): string => params.get(name) ?? "";
+  const one = ids(rest, 1)?.[0];
   switch (head) {
     case undefined:
     case "search":
       return { page: "search", q: get("q"), type: get("type"), project: get("project") };
     case "node":
-      return rest.length === 1 ? { page: "node", id: rest[0] } : unknown(raw);
+      return one ? { page: "node", id: one } : unknown(raw);
     case "lineage":
-      if (rest.length !== 1) return unknown(raw);
+      if (!one) return unknown(raw);
       return {
         page: "lineage",
-        id: rest[0],
+        id: one,
         direction: direction(params.get("direction")),
         depth: depth(params.get("depth")),
         types: get("types").split(",").map((t) => t.trim()).filter(Boolean),
         asOf: get("asOf"),
       };
     case "impact":
-      return rest.length === 1 ? { page: "impact", id: rest[0] } : unknown(raw);
-    case "diff":
-      return rest.length === 2 ? { page: "diff", a: rest[0], b: rest[1] } : unknown(raw);
+      return one ? { page: "impact", id: one } : unknown(raw);
+    case "diff": {
+      const pair = ids(rest, 2);
+      return pair ? { page: "diff", a: pair[0], b: pair[1] } : unknown(raw);
+    }
     case "reproduce":
-      return rest.length === 1 ? { page: "reproduce", id: rest[0] } : unknown(raw);
+      return one ? { page: "reproduce", id: one } : unknown(raw);
     case "compare":
-      return rest.length === 1 ? { page: "compare", experiment: rest[0], metric: get("metric") } : unknown(raw);
+      return one ? { page: "compare", experiment: one, metric: get("metric") } : unknown(raw);
     case "best":
-      return rest.length === 1
+      return one
         ? {
             page: "best",
-            model: rest[0],
+            model: one,
             metric: get("metric"),
             dataset: get("dataset"),
             project: get("project"),
@@ -82,10 +85,27 @@ export function parseRoute(hash: string): Route {
           }
         : unknown(raw);
     case "digest":
-      return rest.length === 1 ? { page: "digest", project: rest[0], since: get("since") || "7d", until: get("until") } : unknown(raw);
+      return one ? { page: "digest", project: one, since: get("since") || "7d", until: get("until") } : unknown(raw);
     default:
       return unknown(raw);
   }
+}
+
+/**
+ * `count` ids from a route's path segments. The explorer's own links encode the `/` inside an
+ * id, but a link typed or pasted by hand often does not (`#/lineage/dataset:p/raw@v1`): one
+ * id is then every segment joined again; of several, each starts with its type (`run:`).
+ */
+function ids(segments: string[], count: number): string[] | null {
+  if (segments.length === count) return segments;
+  if (!segments.length) return null;
+  if (count === 1) return [segments.join("/")];
+  const groups: string[][] = [];
+  for (const segment of segments) {
+    if (!groups.length || /^[a-z][\w-]*:/i.test(segment)) groups.push([segment]);
+    else groups[groups.length - 1].push(segment);
+  }
+  return groups.length === count ? groups.map((g) => g.join("/")) : null;
 }
 
 function unknown(hash: string): Route {

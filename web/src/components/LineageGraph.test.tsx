@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { LineageData, NodeSummary } from "../api/types";
 import type { Point } from "../graph/focus";
 import { fromLineage, shortestPath, type GraphData } from "../graph/model";
-import { backEdgePath, DETAIL_ZOOM, fitted, LineageFlow, type LineageGraphProps } from "./LineageGraph";
+import { backEdgePath, DETAIL_ZOOM, EdgeLayer, fitted, LineageFlow, type LineageGraphProps } from "./LineageGraph";
 import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
 
 const node = (id: string, type: string, extra: Partial<NodeSummary> = {}): NodeSummary => ({
@@ -62,10 +62,28 @@ describe("LineageGraph (server-rendered)", () => {
     expect(html.match(/data-node-id="[^"]+"[^>]*tabindex="0"|tabindex="0"[^>]*data-node-id/g)?.length).toBe(3);
   });
 
+  // Edges are drawn into React Flow's viewport (a portal, absent from a server render): their
+  // layer is drawn on its own here.
+  const path = shortestPath(graph, "dsv:p/d@v2", "model:p/m@1");
+  const edges = renderToString(<EdgeLayer graph={graph} positions={positions} pathEdges={new Set(path?.edges)} detail />);
+
   it("gives every drawn edge <from>|<to>|<TYPE> in the API's direction, with its label", () => {
-    expect(html).toContain('data-edge="model:p/m@1|run:7|PRODUCED_BY"');
-    expect(html).toContain('data-edge="run:7|dsv:p/d@v2|USED"');
-    expect(html).toContain("USED · role train");
+    expect(edges.match(/data-edge=/g)?.length).toBe(2);
+    expect(edges).toContain('data-edge="model:p/m@1|run:7|PRODUCED_BY"');
+    expect(edges).toContain('data-edge="run:7|dsv:p/d@v2|USED"');
+    expect(edges).toContain("USED · role train");
+  });
+
+  it("draws each edge from its source's right side to the derived node's left", () => {
+    // run:7 (x 300) was derived from dsv (x 0): from (0 + width, mid) to (300, mid).
+    expect(edges).toMatch(new RegExp(`d="M${NODE_WIDTH},${NODE_HEIGHT / 2} C[^"]* 300,${NODE_HEIGHT / 2}"`));
+  });
+
+  it("leaves out an edge whose end is not laid out, and labels when zoomed out", () => {
+    const some = new Map([...positions].filter(([id]) => id !== "model:p/m@1"));
+    const zoomedOut = renderToString(<EdgeLayer graph={graph} positions={some} pathEdges={new Set()} detail={false} />);
+    expect(zoomedOut.match(/data-edge=/g)?.length).toBe(1);
+    expect(zoomedOut).not.toContain("gedge-label");
   });
 
   it("says the type, failure and placeholder in text, not only colour", () => {
@@ -81,7 +99,7 @@ describe("LineageGraph (server-rendered)", () => {
   });
 
   it("highlights the path between the two selected nodes", () => {
-    expect(html.match(/class="gedge on-path"/g)?.length).toBe(2);
+    expect(edges.match(/class="gedge on-path"/g)?.length).toBe(2);
     expect(html.match(/gnode[^"]*on-path/g)?.length).toBe(3);
   });
 });
@@ -108,9 +126,8 @@ describe("the first viewport", () => {
     expect(html).toContain('data-zoom="overview"');
     expect(html).toContain("zoom in to read the labels");
     expect(html.match(/data-node-id=/g)?.length).toBe(big.nodes.size);
-    // What cannot be read is not built: no node text, no edge labels; names stay for readers.
+    // What cannot be read is not built: no node text; names stay for readers.
     expect(html).not.toContain("gnode-label");
-    expect(html).not.toContain("gedge-label");
     expect(html).toContain('aria-label="Run r0, not expanded');
   });
 });

@@ -1,15 +1,13 @@
 import {
   Background,
   Controls,
-  MarkerType,
+  EdgeLabelRenderer,
   Panel,
   Position,
   ReactFlow,
   getBezierPath,
   getViewportForBounds,
   useStore,
-  type Edge,
-  type EdgeProps,
   type Node,
   type NodeProps,
   type ReactFlowInstance,
@@ -18,7 +16,7 @@ import "@xyflow/react/dist/style.css";
 import { createContext, memo, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 import { isArrowKey, nextFocus, type Point } from "../graph/focus";
 import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
-import { adjacency, type GraphData, type GraphNode } from "../graph/model";
+import { adjacency, type GraphData, type GraphEdge, type GraphNode } from "../graph/model";
 import { typeStyle } from "../graph/styles";
 
 interface NodeData extends Record<string, unknown> {
@@ -32,14 +30,7 @@ interface NodeData extends Record<string, unknown> {
   onKey: (id: string, e: KeyboardEvent<HTMLDivElement>) => void;
 }
 
-interface EdgeData extends Record<string, unknown> {
-  key: string;
-  label: string;
-  onPath: boolean;
-}
-
 type ProvNode = Node<NodeData, "prov">;
-type ProvEdge = Edge<EdgeData, "prov">;
 
 function marks(node: GraphNode): string[] {
   const out: string[] = [];
@@ -48,14 +39,6 @@ function marks(node: GraphNode): string[] {
   if (node.placeholder) out.push("PLACEHOLDER");
   return out;
 }
-
-/**
- * Where edges attach: the elements React Flow measures for handles (their class and
- * `data-handlepos`), without connectable `<Handle>` components — nothing here is connected by
- * hand, and a thousand Handles would each follow the store.
- */
-const TARGET_MARK = <div className="react-flow__handle react-flow__handle-left target" data-handlepos="left" aria-hidden="true" />;
-const SOURCE_MARK = <div className="react-flow__handle react-flow__handle-right source" data-handlepos="right" aria-hidden="true" />;
 
 /**
  * Whether text is drawn (the zoom is at reading size). Zoomed out, a node is a block of its
@@ -94,7 +77,6 @@ const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
       onKeyDown={(e) => data.onKey(node.id, e)}
       title={node.id}
     >
-      {TARGET_MARK}
       {detail && (
         <>
           <div className="gnode-type" style={{ background: style.colour }}>
@@ -113,7 +95,6 @@ const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
           </div>
         </>
       )}
-      {SOURCE_MARK}
     </div>
   );
 });
@@ -128,28 +109,38 @@ export function backEdgePath(sx: number, sy: number, tx: number, ty: number): [s
   return [path, (sx + tx) / 2, Math.max(sy, ty) + drop * 1.2];
 }
 
-const ProvEdgeView = memo(function ProvEdgeView(props: EdgeProps<ProvEdge>) {
-  const detail = useContext(Detail);
-  const back = props.targetX < props.sourceX;
+interface EdgeViewProps {
+  edge: GraphEdge;
+  /** Where it leaves its source (the right side's middle) and reaches the derived node. */
+  sx: number;
+  sy: number;
+  tx: number;
+  ty: number;
+  onPath: boolean;
+  detail: boolean;
+}
+
+/** One edge: a curve from the source's right side to the derived node's left, and its label. */
+const EdgeView = memo(function EdgeView({ edge, sx, sy, tx, ty, onPath, detail }: EdgeViewProps) {
+  const back = tx < sx;
   const [path, labelX, labelY] = back
-    ? backEdgePath(props.sourceX, props.sourceY, props.targetX, props.targetY)
-    : getBezierPath(props);
-  const onPath = props.data?.onPath ?? false;
-  const [head, ...rest] = (props.data?.label ?? "").split(" · ");
-  // A plain SVG text with a halo (see styles.css), not a measured label box: a thousand
-  // edges draw without a second render each. The type on one line, its details below.
+    ? backEdgePath(sx, sy, tx, ty)
+    : getBezierPath({ sourceX: sx, sourceY: sy, sourcePosition: Position.Right, targetX: tx, targetY: ty, targetPosition: Position.Left });
+  const [head, ...rest] = edge.label.split(" · ");
+  // A plain SVG text with a halo (see styles.css), not a measured label box. The type on one
+  // line, its details below.
   return (
-    <g data-edge={props.data?.key} className={onPath ? "gedge on-path" : "gedge"}>
+    <g data-edge={edge.key} className={onPath ? "gedge on-path" : "gedge"}>
       <path
-        className="react-flow__edge-path"
+        className="gedge-path"
         d={path}
         fill="none"
-        markerEnd={props.markerEnd}
-        style={{ strokeWidth: onPath ? 3 : 1.2, stroke: onPath ? "#d97706" : "#667", strokeDasharray: back ? "5 4" : undefined }}
+        markerEnd={onPath ? "url(#gedge-arrow-path)" : "url(#gedge-arrow)"}
+        style={{ strokeWidth: onPath ? 3 : 1.2, stroke: onPath ? PATH_COLOUR : EDGE_COLOUR, strokeDasharray: back ? "5 4" : undefined }}
       />
       {detail && head && (
         <text className="gedge-label" x={labelX} y={labelY} textAnchor="middle" dominantBaseline="middle">
-          <title>{props.data?.label}</title>
+          <title>{edge.label}</title>
           <tspan x={labelX} dy={rest.length ? "-0.55em" : 0}>
             {head}
           </tspan>
@@ -164,17 +155,66 @@ const ProvEdgeView = memo(function ProvEdgeView(props: EdgeProps<ProvEdge>) {
   );
 });
 
+const EDGE_COLOUR = "#667";
+const PATH_COLOUR = "#d97706";
+
+function arrow(id: string, colour: string) {
+  return (
+    <marker id={id} viewBox="0 0 10 10" refX="10" refY="5" markerWidth="12" markerHeight="12" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
+      <path d="M 0 0 L 10 5 L 0 10 z" fill={colour} />
+    </marker>
+  );
+}
+
+export interface EdgeLayerProps {
+  graph: GraphData;
+  positions: Map<string, Point>;
+  pathEdges: ReadonlySet<string>;
+  detail: boolean;
+}
+
+/**
+ * Every edge of the graph in one SVG, in the graph's coordinates (drawn inside React Flow's
+ * viewport, under the nodes). Edges are not React Flow edges: nothing here is connected or
+ * dragged by hand, and each React Flow edge would follow its store on its own (a third of
+ * the first draw of a 200-node answer). Each edge is redrawn only when its ends move, its
+ * label changes or it joins or leaves the highlighted path.
+ */
+export const EdgeLayer = memo(function EdgeLayer({ graph, positions, pathEdges, detail }: EdgeLayerProps) {
+  const drawn: JSX.Element[] = [];
+  for (const edge of graph.edges.values()) {
+    // Drawn in the direction of data flow: from the source (`to`) to the derived (`from`).
+    const source = positions.get(edge.to);
+    const derived = positions.get(edge.from);
+    if (!source || !derived) continue;
+    drawn.push(
+      <EdgeView
+        key={edge.key}
+        edge={edge}
+        sx={source.x + NODE_WIDTH}
+        sy={source.y + NODE_HEIGHT / 2}
+        tx={derived.x}
+        ty={derived.y + NODE_HEIGHT / 2}
+        onPath={pathEdges.has(edge.key)}
+        detail={detail}
+      />,
+    );
+  }
+  return (
+    <svg className="gedges">
+      <defs>
+        {arrow("gedge-arrow", EDGE_COLOUR)}
+        {arrow("gedge-arrow-path", PATH_COLOUR)}
+      </defs>
+      {drawn}
+    </svg>
+  );
+});
+
 const nodeTypes = { prov: ProvNodeView };
 
-/** Handle places given up front (every node has the same size), so edges need no measuring. */
-const HANDLES: NonNullable<ProvNode["handles"]> = [
-  { type: "target", position: Position.Left, x: 0, y: NODE_HEIGHT / 2, width: 1, height: 1 },
-  { type: "source", position: Position.Right, x: NODE_WIDTH - 1, y: NODE_HEIGHT / 2, width: 1, height: 1 },
-];
-const edgeTypes = { prov: ProvEdgeView };
 /** Every node's size, given as measured: React Flow keeps a moved node's handles unmeasured. */
 const SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT };
-const MARKER = { type: MarkerType.ArrowClosed, width: 16, height: 16 };
 
 type NodeFlags = Pick<NodeData, "expanded" | "expanding" | "selected" | "onPath" | "root">;
 
@@ -231,7 +271,7 @@ function ZoomWatch({ below, onChange }: { below: number; onChange: (low: boolean
 /** The graph drawn in a box of `size`. */
 export function LineageFlow(props: LineageGraphProps & { size: { width: number; height: number } }) {
   const { size, graph, positions, rootId, expanded, expanding, selected, path, onToggleExpand, onToggleSelect, onFocusNode } = props;
-  const flowRef = useRef<ReactFlowInstance<ProvNode, ProvEdge> | null>(null);
+  const flowRef = useRef<ReactFlowInstance<ProvNode> | null>(null);
   // Fitted to the first layout up front, so nothing is drawn twice for a `fitView`.
   const [initialViewport] = useState(() => fitted(positions, size));
   const [overview, setOverview] = useState(initialViewport.zoom < DETAIL_ZOOM);
@@ -314,7 +354,6 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
         width: NODE_WIDTH,
         height: NODE_HEIGHT,
         measured: SIZE,
-        handles: HANDLES,
         draggable: false,
         selectable: false,
         focusable: false,
@@ -325,42 +364,13 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
     return [...now.values()];
   }, [graph, positions, expanded, expanding, selected, pathNodes, rootId, onActivate, onKey]);
 
-  const drawnEdges = useRef(new Map<string, ProvEdge>());
-  const edges = useMemo<ProvEdge[]>(() => {
-    const before = drawnEdges.current;
-    const now = new Map<string, ProvEdge>();
-    for (const edge of graph.edges.values()) {
-      if (!positions.has(edge.from) || !positions.has(edge.to)) continue;
-      const onPath = pathEdges.has(edge.key);
-      const old = before.get(edge.key);
-      if (old?.data && old.data.label === edge.label && old.data.onPath === onPath) {
-        now.set(edge.key, old);
-        continue;
-      }
-      // Drawn in the direction of data flow: from the source (`to`) to the derived (`from`).
-      now.set(edge.key, {
-        id: edge.key,
-        source: edge.to,
-        target: edge.from,
-        type: "prov",
-        focusable: false,
-        selectable: false,
-        markerEnd: MARKER,
-        data: { key: edge.key, label: edge.label, onPath },
-      });
-    }
-    drawnEdges.current = now;
-    return [...now.values()];
-  }, [graph, positions, pathEdges]);
 
   return (
     <div className={overview ? "flow overview" : "flow"} data-zoom={overview ? "overview" : "detail"}>
     <Detail.Provider value={!overview}>
     <ReactFlow
       nodes={nodes}
-      edges={edges}
       nodeTypes={nodeTypes}
-      edgeTypes={edgeTypes}
       onInit={(instance) => {
         flowRef.current = instance;
       }}
@@ -375,6 +385,9 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
       disableKeyboardA11y
       proOptions={{ hideAttribution: true }}
     >
+      <EdgeLabelRenderer>
+        <EdgeLayer graph={graph} positions={positions} pathEdges={pathEdges} detail={!overview} />
+      </EdgeLabelRenderer>
       <Background />
       <Controls showInteractive={false} />
       <ZoomWatch below={DETAIL_ZOOM} onChange={setOverview} />

@@ -46,7 +46,7 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--samples", type=int, default=60, help="calls per query row")
     parser.add_argument(
-        "--page-loads", type=int, default=7, help="timed page loads per explorer case"
+        "--page-loads", type=int, default=15, help="timed page loads per explorer case"
     )
     parser.add_argument(
         "--results",

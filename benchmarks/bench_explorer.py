@@ -24,11 +24,13 @@ No wall-clock limit is asserted.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
-import threading
+import subprocess
+import sys
+import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,8 +38,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import uvicorn
-from neo4j import Driver
 from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright
 
 from benchmarks.explorer_story import raw_version, wide_events
@@ -45,11 +45,9 @@ from benchmarks.gql import GraphQL
 from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, percentile, ratio
 from benchmarks.servers import PrivateInfra, free_port
-from provgraph.core.server import JsonErrorH11Protocol
+from provgraph.infra.process import wait_until
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
-from provgraph.query.http.app import create_app
-from provgraph.query.settings import QuerySettings
 
 ROOT = Path(__file__).resolve().parents[1]
 UI_DIR = Path(os.environ.get("PROVGRAPH_UI_DIR") or ROOT / "web" / "dist")
@@ -165,29 +163,49 @@ def _frontier(gql: GraphQL, case: Case) -> None:
 
 
 @contextmanager
-def _served(driver: Driver, settings: QuerySettings) -> Iterator[str]:
-    """The query app (with the built explorer at /ui) on a free loopback port."""
+def _served(infra: PrivateInfra) -> Iterator[str]:
+    """The query service (with the built explorer at /ui) in a process of its own, as
+    `provgraph services up` runs it, on a free loopback port over the benchmark's Neo4j: the
+    browser driver's Python does not share its interpreter. No principals exist, so
+    authentication is off (the page still keeps a token; the service ignores it)."""
     port = free_port()
-    config = uvicorn.Config(
-        create_app(settings, driver=driver),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        http=JsonErrorH11Protocol,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise BenchmarkError("explorer: the query app did not start")
-        time.sleep(0.05)
+    s = infra.settings
+    env = {
+        **os.environ,
+        "PROVGRAPH_QUERY_HOST": "127.0.0.1",
+        "PROVGRAPH_QUERY_PORT": str(port),
+        "PROVGRAPH_UI_DIR": str(UI_DIR),
+        "PROVGRAPH_AUTH_DISABLED": "true",
+        "PROVGRAPH_NEO4J_URI": s.neo4j_uri,
+        "PROVGRAPH_NEO4J_USER": s.neo4j_user,
+        "PROVGRAPH_NEO4J_PASSWORD": infra.neo4j.password(),
+    }
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "provgraph.query.app"]
+    with tempfile.TemporaryFile(mode="w+") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+        try:
+            up = wait_until(lambda: process.poll() is not None or _answers(f"{base}/readyz"), 60)
+            if not up or process.poll() is not None:
+                log.seek(0)
+                why = log.read()[-2000:]
+                raise BenchmarkError(f"explorer: the query service did not start:\n{why}")
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _answers(url: str) -> bool:
     try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
 
 
 @contextmanager
@@ -342,12 +360,8 @@ def run(infra: PrivateInfra, tops: list[str], bottoms: list[str], samples: int) 
     for case in cases:
         _frontier(gql, case)
         print(f"    {case.label}: {len(case.nodes)} nodes, {case.what()}", flush=True)
-    # A private app on a loopback port over the benchmark's own Neo4j: no principals exist,
-    # so authentication is off (the page still keeps a token; the service ignores it).
-    logging.getLogger("provgraph.authz.guard").setLevel(logging.ERROR)
-    settings = QuerySettings(ui_dir=UI_DIR, auth_disabled=True)
     results: dict[str, list[Sample]] = {}
-    with _served(infra.driver, settings) as base, _chromium() as browser:
+    with _served(infra) as base, _chromium() as browser:
         context = browser.new_context(viewport={"width": 1600, "height": 1000})
         try:
             for case in cases:

@@ -27,10 +27,8 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,7 +43,8 @@ from benchmarks.gql import GraphQL
 from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, percentile, ratio
 from benchmarks.servers import PrivateInfra, free_port
-from provgraph.infra.process import wait_until
+from provgraph.infra.apps import app_specs
+from provgraph.infra.process import answers_ok, wait_until
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
 
@@ -164,28 +163,27 @@ def _frontier(gql: GraphQL, case: Case) -> None:
 
 @contextmanager
 def _served(infra: PrivateInfra) -> Iterator[str]:
-    """The query service (with the built explorer at /ui) in a process of its own, as
-    `provgraph services up` runs it, on a free loopback port over the benchmark's Neo4j: the
-    browser driver's Python does not share its interpreter. No principals exist, so
-    authentication is off (the page still keeps a token; the service ignores it)."""
-    port = free_port()
-    s = infra.settings
+    """The query service (with the built explorer at /ui) in a process of its own, started
+    with the command line `provgraph services up` gives it (`app_specs`), on a free loopback
+    port over the benchmark's Neo4j: the browser driver's Python does not share its
+    interpreter. No principals exist, so authentication is off (the page still keeps a token;
+    the service ignores it)."""
+    settings = infra.settings.model_copy(update={"query_port": free_port()})
+    spec = next(s for s in app_specs(settings) if s.name == "query")
     env = {
         **os.environ,
-        "PROVGRAPH_QUERY_HOST": "127.0.0.1",
-        "PROVGRAPH_QUERY_PORT": str(port),
         "PROVGRAPH_UI_DIR": str(UI_DIR),
         "PROVGRAPH_AUTH_DISABLED": "true",
-        "PROVGRAPH_NEO4J_URI": s.neo4j_uri,
-        "PROVGRAPH_NEO4J_USER": s.neo4j_user,
+        "PROVGRAPH_NEO4J_URI": settings.neo4j_uri,
+        "PROVGRAPH_NEO4J_USER": settings.neo4j_user,
         "PROVGRAPH_NEO4J_PASSWORD": infra.neo4j.password(),
     }
-    base = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "provgraph.query.app"]
+    base = settings.query_url
     with tempfile.TemporaryFile(mode="w+") as log:
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
+        process = subprocess.Popen(spec.argv, env=env, stdout=log, stderr=log)
         try:
-            up = wait_until(lambda: process.poll() is not None or _answers(f"{base}/readyz"), 60)
+            health = f"{base}{spec.health_path}"
+            up = wait_until(lambda: process.poll() is not None or answers_ok(health), 60)
             if not up or process.poll() is not None:
                 log.seek(0)
                 why = log.read()[-2000:]
@@ -198,14 +196,6 @@ def _served(infra: PrivateInfra) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
 
 
 @contextmanager

@@ -213,7 +213,7 @@ export const EdgeLayer = memo(function EdgeLayer({ graph, positions, pathEdges, 
 
 const nodeTypes = { prov: ProvNodeView };
 
-/** Every node's size, given as measured: React Flow keeps a moved node's handles unmeasured. */
+/** Every node's size, given as measured: React Flow draws a node without waiting to measure it. */
 const SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT };
 
 type NodeFlags = Pick<NodeData, "expanded" | "expanding" | "selected" | "onPath" | "root">;
@@ -363,7 +363,6 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
     drawnNodes.current = now;
     return [...now.values()];
   }, [graph, positions, expanded, expanding, selected, pathNodes, rootId, onActivate, onKey]);
-
 
   return (
     <div className={overview ? "flow overview" : "flow"} data-zoom={overview ? "overview" : "detail"}>

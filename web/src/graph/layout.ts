@@ -97,20 +97,12 @@ export function placeAdded(input: LayoutInput, drawn: Record<string, Point>): Re
   const local = layoutPositions({ nodes: [...part].sort(), edges });
   let anchor: string | null = null;
   for (const [id, n] of touches) if (anchor === null || n > touches.get(anchor)! || (n === touches.get(anchor) && id < anchor)) anchor = id;
-  const kept = Object.values(out);
-  let dx: number;
-  let dy: number;
-  if (anchor !== null) {
-    dx = drawn[anchor].x - local[anchor].x;
-    dy = drawn[anchor].y - local[anchor].y;
-  } else {
-    // Nothing drawn touches it: below everything, from the left edge.
-    const addedLocal = [...added].map((id) => local[id]);
-    dx = Math.min(0, ...kept.map((p) => p.x)) - Math.min(...addedLocal.map((p) => p.x));
-    dy = Math.max(0, ...kept.map((p) => p.y + NODE_HEIGHT + NODE_SEP)) - Math.min(...addedLocal.map((p) => p.y));
-  }
+  // Nothing drawn touches the part (not an expand's answer): it stays where dagre put it,
+  // moved clear of the drawn nodes like any other.
+  const dx = anchor === null ? 0 : drawn[anchor].x - local[anchor].x;
+  const dy = anchor === null ? 0 : drawn[anchor].y - local[anchor].y;
   const moved = [...added].map((id) => ({ id, x: local[id].x + dx, y: local[id].y + dy }));
-  const shift = clearShift(moved, kept);
+  const shift = clearShift(moved, Object.values(out));
   for (const p of moved) out[p.id] = { x: p.x, y: p.y + shift };
   return out;
 }

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from provgraph.core.server import HTTP_PROTOCOL_OPTION
 from provgraph.infra.envfile import read_env_file
 from provgraph.infra.errors import PortInUseError, StartupError
-from provgraph.infra.process import ManagedProcess, port_is_free, wait_until
+from provgraph.infra.process import ManagedProcess, answers_ok, port_is_free, wait_until
 from provgraph.infra.settings import InfraSettings
 
 _PORTLESS_GRACE_S = 3.0
@@ -167,12 +166,7 @@ class Apps:
     def _healthy(self, spec: AppSpec) -> bool:
         if spec.port is None:
             return True
-        url = f"http://{self.settings.host}:{spec.port}{spec.health_path}"
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                return bool(response.status == 200)
-        except OSError:
-            return False
+        return answers_ok(f"http://{self.settings.host}:{spec.port}{spec.health_path}")
 
     def app_env(self, spec: AppSpec) -> dict[str, str]:
         """The environment `spec` starts with: `env()`, and the built explorer's folder for the

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +103,15 @@ def port_is_free(host: str, port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def answers_ok(url: str, timeout_s: float = 2.0) -> bool:
+    """Whether `url` answers 200 (an app's health endpoint); any failure to connect is a no."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
 
 
 def port_accepts(host: str, port: int, timeout_s: float = 0.5) -> bool:

@@ -13,6 +13,7 @@ from pathlib import Path
 from provgraph.authz.admin import append_to_log
 from provgraph.cli.demo_story import DEPLOYED_MODEL, PROJECT, demo_events
 from provgraph.infra.apps import Apps
+from provgraph.infra.process import answers_ok
 from provgraph.infra.settings import InfraSettings
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import Event
@@ -92,7 +93,7 @@ def _send(
 
     A fresh bootstrap token works once the projector has folded it: 401s are retried.
     """
-    if not _answers(f"{ingest_url}/healthz"):
+    if not answers_ok(f"{ingest_url}/healthz"):
         return _produce(events, settings)
     body = b"[" + b",".join(event.to_json_bytes() for event in events) + b"]"
     deadline = time.monotonic() + wait_s
@@ -117,14 +118,6 @@ def _produce(events: list[Event], settings: IngestSettings) -> str:
 
     append_to_log(events, settings)
     return f"Kafka topic {settings.events_topic} (the ingest service is not running)"
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
 
 
 def _print_urls(infra: InfraSettings, settings: IngestSettings) -> None:
@@ -169,7 +162,7 @@ GRAPHQL_EXAMPLE = '{ impact(id: "dataset:' + PROJECT + '/web-corpus@v1") { node 
 
 
 def _print_graphql_example(query_url: str, token: str | None) -> None:
-    if not _answers(f"{query_url}/healthz"):
+    if not answers_ok(f"{query_url}/healthz"):
         return
     body = json.dumps({"query": GRAPHQL_EXAMPLE})
     print(

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { GraphNode } from "./model";
 import { edgeKey, type GraphData } from "./model";
-import { BIG_GRAPH, NODE_HEIGHT, NODE_WIDTH, clearShift, inProcess, keepDrawn, layoutGraph, layoutPositions, placeGraph, toLayoutInput, type LayoutRunner } from "./layout";
+import dagre from "@dagrejs/dagre";
+import { BIG_GRAPH, NODE_HEIGHT, NODE_WIDTH, clearShift, inProcess, keepDrawn, layoutGraph, layoutPositions, placeGraph, toLayoutInput, type LayoutInput, type LayoutRunner } from "./layout";
 import type { Point } from "./focus";
 import { nextFocus } from "./focus";
 
@@ -62,6 +63,37 @@ describe("layout", () => {
     // browser benchmark (benchmarks/bench_explorer.py), never asserted here.
     expect(ms).toBeLessThan(10000);
     console.info(`layout of 1,000 nodes: ${ms.toFixed(0)} ms`);
+  });
+});
+
+/** A DAG of `n` nodes whose edges span up to `reach` ranks, from a seeded generator. */
+function randomDag(n: number, reach: number, seed: number): LayoutInput {
+  let state = seed;
+  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const nodes = Array.from({ length: n }, (_, i) => `v${String(i).padStart(4, "0")}`);
+  const edges: [string, string][] = [];
+  for (let i = 1; i < n; i++) {
+    const parents = 1 + Math.floor(random() * 3);
+    for (let k = 0; k < parents; k++) edges.push([nodes[Math.max(0, i - 1 - Math.floor(random() * reach * 4))], nodes[i]]);
+  }
+  return { nodes, edges: [...new Map(edges.map((e) => [e.join("|"), e])).values()] };
+}
+
+describe("the order step of big graphs", () => {
+  it.each([
+    [BIG_GRAPH + 1, 2, 1],
+    [192, 14, 7],
+    [400, 5, 42],
+  ])("places %i nodes (edges over up to ~%i ranks) exactly as dagre's own order step with its heuristic off", (n, reach, seed) => {
+    const input = randomDag(n, reach, seed);
+    const g = new dagre.graphlib.Graph();
+    g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 130, marginx: 10, marginy: 10, ranker: "network-simplex" });
+    g.setDefaultEdgeLabel(() => ({}));
+    for (const id of input.nodes) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
+    for (const [s, t] of input.edges) g.setEdge(s, t);
+    dagre.layout(g, { disableOptimalOrderHeuristic: true });
+    const positions = layoutPositions(input);
+    for (const id of input.nodes) expect(positions[id]).toEqual({ x: g.node(id).x - NODE_WIDTH / 2, y: g.node(id).y - NODE_HEIGHT / 2 });
   });
 });
 

@@ -234,7 +234,7 @@ _EDGES_SETTLED = """() => {
 
 
 _BOXES = """els => Object.fromEntries(els.map(e => {
-  const m = new DOMMatrixReadOnly(getComputedStyle(e.closest('.react-flow__node')).transform);
+  const m = new DOMMatrixReadOnly(getComputedStyle(e).transform);
   return [e.getAttribute('data-node-id'), [m.m41, m.m42, e.offsetWidth, e.offsetHeight]];
 }))"""
 
@@ -313,7 +313,7 @@ class Explorer:
 
     def boxes(self) -> dict[str, tuple[float, float, float, float]]:
         """Each drawn node's box in the graph's own coordinates (x, y, width, height): the
-        place React Flow gives it, which zooming and panning do not change."""
+        place the layout gives it, which zooming and panning do not change."""
         found: dict[str, list[float]] = self.page.eval_on_selector_all("[data-node-id]", _BOXES)
         return {node: (x, y, w, h) for node, (x, y, w, h) in found.items()}
 

@@ -202,3 +202,67 @@ def test_expanding_a_node_adds_exactly_its_next_hop(
     explorer.shot("collapsed")
     assert (nodes, edges) == (base, base_edges)
     assert explorer.boxes() == before
+
+
+def _hops(edges: set[str], a: str, b: str) -> int | None:
+    """Edges on a shortest path from a to b, edge direction ignored (from `data-edge` keys)."""
+    near: dict[str, set[str]] = {}
+    for key in edges:
+        src, dst, _ = key.split("|")
+        near.setdefault(src, set()).add(dst)
+        near.setdefault(dst, set()).add(src)
+    seen, frontier, hops = {a}, {a}, 0
+    while frontier:
+        if b in frontier:
+            return hops
+        frontier = {n for f in frontier for n in near.get(f, ()) if n not in seen}
+        seen |= frontier
+        hops += 1
+    return None
+
+
+_VIEWPORT = "() => getComputedStyle(document.querySelector('.react-flow__viewport')).transform"
+
+
+def test_nodes_answer_the_mouse_and_the_keyboard(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    """Shift-click selects: two selected nodes light up a shortest path between them. Arrow
+    keys move the focus to a neighbour, Enter expands it. The fit-view button brings back the
+    first view after zooming."""
+    token, root = stories.reader, _deployment(stories.demo)
+    explorer.signed_in(token, "/search")
+    nodes, edges = _check_drawn(explorer, api, token, node=root, direction="up", depth=10)
+    page = explorer.page
+
+    fitted_view = page.evaluate(_VIEWPORT)
+    page.get_by_role("button", name="zoom in").click()
+    page.get_by_role("button", name="zoom in").click()
+    assert page.evaluate(_VIEWPORT) != fitted_view
+    page.get_by_role("button", name="fit view").click()
+    page.wait_for_function(f"v => ({_VIEWPORT})() === v", arg=fitted_view, timeout=WAIT_MS)
+
+    far = _web_v1(stories.demo)
+    assert far in nodes
+    page.locator(f'[data-node-id="{root}"]').click(modifiers=["Shift"])
+    page.locator(f'[data-node-id="{far}"]').click(modifiers=["Shift"])
+    page.locator("[data-edge].on-path").first.wait_for(timeout=WAIT_MS)
+    explorer.shot("path")
+    lit_edges = set(explorer.attrs("[data-edge].on-path", "data-edge"))
+    lit_nodes = set(explorer.attrs("[data-node-id].on-path", "data-node-id"))
+    assert len(lit_edges) == _hops(edges, root, far)
+    assert {root, far} <= lit_nodes
+    ends = [e.split("|")[:2] for e in lit_edges if e]  # every lit edge joins two lit nodes
+    assert all(a in lit_nodes and b in lit_nodes for a, b in ends)
+    assert len(lit_nodes) == len(lit_edges) + 1  # a path: one node more than its edges
+    assert _hops({e for e in lit_edges if e}, root, far) == len(lit_edges)
+
+    # The start is the deployment, rightmost (upstream flows in from the left).
+    page.locator(f'[data-node-id="{root}"]').focus()
+    page.keyboard.press("ArrowLeft")
+    focused = page.evaluate("() => document.activeElement.getAttribute('data-node-id')")
+    linked = {k.split("|")[1] for k in edges if k.startswith(f"{root}|")}
+    assert focused in linked, (focused, linked)
+    page.keyboard.press("Enter")
+    page.locator(f'[data-node-id="{focused}"][aria-label*=", expanded"]').wait_for(timeout=WAIT_MS)
+    assert not explorer.errors

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { LineageData, NodeSummary } from "../api/types";
 import type { Point } from "../graph/focus";
 import { fromLineage, shortestPath, type GraphData } from "../graph/model";
-import { backEdgePath, DETAIL_ZOOM, EdgeLayer, fitted, LineageFlow, type LineageGraphProps } from "./LineageGraph";
+import { backEdgePath, DETAIL_ZOOM, EdgeLayer, fitted, LineageFlow, NodeLayer, type LineageGraphProps, type NodeLayerProps } from "./LineageGraph";
 import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
 
 const node = (id: string, type: string, extra: Partial<NodeSummary> = {}): NodeSummary => ({
@@ -44,6 +44,26 @@ function draw(graph: GraphData, positions: Map<string, Point>, extra: Partial<Li
   );
 }
 
+/** The node layer's HTML (nodes are drawn into React Flow's viewport, a portal absent from a
+ * server render, so the layer is drawn on its own). */
+function drawNodes(graph: GraphData, positions: Map<string, Point>, extra: Partial<NodeLayerProps> = {}): string {
+  return renderToString(
+    <NodeLayer
+      graph={graph}
+      positions={positions}
+      rootId="model:p/m@1"
+      expanded={new Set()}
+      expanding={null}
+      selected={[]}
+      pathNodes={new Set()}
+      detail
+      onActivate={() => undefined}
+      onKey={() => undefined}
+      {...extra}
+    />,
+  );
+}
+
 describe("LineageGraph (server-rendered)", () => {
   const graph = fromLineage(answer);
   const positions = new Map([
@@ -51,19 +71,25 @@ describe("LineageGraph (server-rendered)", () => {
     ["run:7", { x: 300, y: 0 }],
     ["model:p/m@1", { x: 600, y: 0 }],
   ]);
-  const html = draw(graph, positions, {
+  const page = draw(graph, positions);
+  const html = drawNodes(graph, positions, {
     expanded: new Set(["run:7"]),
     selected: ["dsv:p/d@v2", "model:p/m@1"],
-    path: shortestPath(graph, "dsv:p/d@v2", "model:p/m@1"),
+    pathNodes: new Set(shortestPath(graph, "dsv:p/d@v2", "model:p/m@1")?.nodes),
   });
 
-  it("gives every drawn node its provgraph id, focusable", () => {
+  it("gives every drawn node its provgraph id, focusable, at its laid-out place", () => {
     for (const id of graph.nodes.keys()) expect(html).toContain(`data-node-id="${id}"`);
     expect(html.match(/data-node-id="[^"]+"[^>]*tabindex="0"|tabindex="0"[^>]*data-node-id/g)?.length).toBe(3);
+    expect(html).toMatch(/transform:translate\(300px, 0px\)[^>]*data-node-id="run:7"/);
   });
 
-  // Edges are drawn into React Flow's viewport (a portal, absent from a server render): their
-  // layer is drawn on its own here.
+  it("leaves out a node that is not laid out", () => {
+    const some = new Map([...positions].filter(([id]) => id !== "run:7"));
+    expect(drawNodes(graph, some).match(/data-node-id=/g)?.length).toBe(2);
+  });
+
+  // Edges too are drawn into React Flow's viewport: their layer is drawn on its own here.
   const path = shortestPath(graph, "dsv:p/d@v2", "model:p/m@1");
   const edges = renderToString(<EdgeLayer graph={graph} positions={positions} pathEdges={new Set(path?.edges)} detail />);
 
@@ -94,8 +120,8 @@ describe("LineageGraph (server-rendered)", () => {
   });
 
   it("draws a small graph at reading size, with its text", () => {
-    expect(html).toContain('data-zoom="detail"');
-    expect(html).not.toContain("zoom in to read the labels");
+    expect(page).toContain('data-zoom="detail"');
+    expect(page).not.toContain("zoom in to read the labels");
   });
 
   it("highlights the path between the two selected nodes", () => {
@@ -122,9 +148,10 @@ describe("the first viewport", () => {
     });
     const positions = new Map([...big.nodes.keys()].map((id, i) => [id, { x: 0, y: i * (NODE_HEIGHT + 28) }]));
     expect(fitted(positions, { width: 1200, height: 600 }).zoom).toBeLessThan(DETAIL_ZOOM);
-    const html = draw(big, positions);
-    expect(html).toContain('data-zoom="overview"');
-    expect(html).toContain("zoom in to read the labels");
+    const page = draw(big, positions);
+    expect(page).toContain('data-zoom="overview"');
+    expect(page).toContain("zoom in to read the labels");
+    const html = drawNodes(big, positions, { detail: false });
     expect(html.match(/data-node-id=/g)?.length).toBe(big.nodes.size);
     // What cannot be read is not built: no node text; names stay for readers.
     expect(html).not.toContain("gnode-label");

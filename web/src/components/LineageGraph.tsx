@@ -8,29 +8,33 @@ import {
   getBezierPath,
   getViewportForBounds,
   useStore,
-  type Node,
-  type NodeProps,
   type ReactFlowInstance,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { createContext, memo, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 import { isArrowKey, nextFocus, type Point } from "../graph/focus";
 import { NODE_HEIGHT, NODE_WIDTH } from "../graph/layout";
 import { adjacency, type GraphData, type GraphEdge, type GraphNode } from "../graph/model";
 import { typeStyle } from "../graph/styles";
 
-interface NodeData extends Record<string, unknown> {
+type Activate = (id: string, select: boolean) => void;
+type OnKey = (id: string, e: KeyboardEvent<HTMLDivElement>) => void;
+
+interface NodeViewProps {
   node: GraphNode;
+  /** Top-left corner, in the graph's coordinates. */
+  x: number;
+  y: number;
   expanded: boolean;
   expanding: boolean;
   selected: boolean;
   onPath: boolean;
   root: boolean;
-  onActivate: (id: string, select: boolean) => void;
-  onKey: (id: string, e: KeyboardEvent<HTMLDivElement>) => void;
+  /** Whether text is drawn (see `DETAIL_ZOOM`). */
+  detail: boolean;
+  onActivate: Activate;
+  onKey: OnKey;
 }
-
-type ProvNode = Node<NodeData, "prov">;
 
 function marks(node: GraphNode): string[] {
   const out: string[] = [];
@@ -41,47 +45,43 @@ function marks(node: GraphNode): string[] {
 }
 
 /**
- * Whether text is drawn (the zoom is at reading size). Zoomed out, a node is a block of its
- * type's colour and shape and an edge a line: what cannot be read is not built.
+ * One node: a box of its type's colour and shape at its place. Zoomed out (`detail` false),
+ * the text, which could not be read, is not built; the accessible name and the tooltip stay.
  */
-const Detail = createContext(true);
-
-const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
-  const { node } = data;
-  const detail = useContext(Detail);
+const NodeView = memo(function NodeView({ node, x, y, expanded, expanding, selected, onPath, root, detail, onActivate, onKey }: NodeViewProps) {
   const style = typeStyle(node.type);
   const flags = marks(node);
   const classes = [
     "gnode",
     `shape-${style.shape}`,
-    data.selected && "is-selected",
-    data.onPath && "on-path",
-    data.expanded && "is-expanded",
-    data.root && "is-root",
+    selected && "is-selected",
+    onPath && "on-path",
+    expanded && "is-expanded",
+    root && "is-root",
     flags.length && "is-flagged",
   ]
     .filter(Boolean)
     .join(" ");
-  const state = [data.expanded ? "expanded" : "not expanded", data.selected ? "selected" : ""].filter(Boolean).join(", ");
+  const state = [expanded ? "expanded" : "not expanded", selected ? "selected" : ""].filter(Boolean).join(", ");
   return (
     <div
       className={classes}
-      style={{ width: NODE_WIDTH, height: NODE_HEIGHT, borderColor: style.colour, ["--type-colour" as string]: style.colour }}
+      style={{ transform: `translate(${x}px, ${y}px)`, width: NODE_WIDTH, height: NODE_HEIGHT, borderColor: style.colour, ["--type-colour" as string]: style.colour }}
       data-node-id={node.id}
       data-node-type={node.type}
       tabIndex={0}
       role="button"
-      aria-pressed={data.selected}
+      aria-pressed={selected}
       aria-label={`${style.label} ${node.label}${flags.length ? `, ${flags.join(", ")}` : ""}, ${state}. Enter expands or collapses, Space selects.`}
-      onClick={(e: MouseEvent) => data.onActivate(node.id, e.shiftKey || e.metaKey || e.ctrlKey)}
-      onKeyDown={(e) => data.onKey(node.id, e)}
+      onClick={(e: MouseEvent) => onActivate(node.id, e.shiftKey || e.metaKey || e.ctrlKey)}
+      onKeyDown={(e) => onKey(node.id, e)}
       title={node.id}
     >
       {detail && (
         <>
           <div className="gnode-type" style={{ background: style.colour }}>
             <span aria-hidden="true">{style.glyph}</span> {style.label}
-            {data.root ? " · start" : ""}
+            {root ? " · start" : ""}
           </div>
           <div className="gnode-label">{node.label}</div>
           <div className="gnode-marks">
@@ -91,12 +91,57 @@ const ProvNodeView = memo(function ProvNodeView({ data }: NodeProps<ProvNode>) {
               </span>
             ))}
             {node.status && !node.failed && <span className="mark">{node.status}</span>}
-            {data.expanding ? <span className="mark">expanding…</span> : data.expanded ? <span className="mark">expanded −</span> : null}
+            {expanding ? <span className="mark">expanding…</span> : expanded ? <span className="mark">expanded −</span> : null}
           </div>
         </>
       )}
     </div>
   );
+});
+
+export interface NodeLayerProps {
+  graph: GraphData;
+  positions: Map<string, Point>;
+  rootId: string;
+  expanded: ReadonlySet<string>;
+  expanding: string | null;
+  selected: readonly string[];
+  pathNodes: ReadonlySet<string>;
+  detail: boolean;
+  onActivate: Activate;
+  onKey: OnKey;
+}
+
+/**
+ * Every laid-out node, placed in the graph's coordinates (drawn inside React Flow's viewport,
+ * above the edges). Nodes are not React Flow nodes: none is dragged, connected or measured,
+ * and React Flow's own node wrappers (a store subscription and a size observer each) were
+ * half of the first draw of a 200-node answer. A node is redrawn only when it moves or its
+ * own state (expanded, selected, on the path) changes.
+ */
+export const NodeLayer = memo(function NodeLayer({ graph, positions, rootId, expanded, expanding, selected, pathNodes, detail, onActivate, onKey }: NodeLayerProps) {
+  const drawn: JSX.Element[] = [];
+  for (const node of graph.nodes.values()) {
+    const p = positions.get(node.id);
+    if (!p) continue;
+    drawn.push(
+      <NodeView
+        key={node.id}
+        node={node}
+        x={p.x}
+        y={p.y}
+        expanded={expanded.has(node.id)}
+        expanding={expanding === node.id}
+        selected={selected.includes(node.id)}
+        onPath={pathNodes.has(node.id)}
+        root={node.id === rootId}
+        detail={detail}
+        onActivate={onActivate}
+        onKey={onKey}
+      />,
+    );
+  }
+  return <div className="gnodes">{drawn}</div>;
 });
 
 /**
@@ -211,17 +256,6 @@ export const EdgeLayer = memo(function EdgeLayer({ graph, positions, pathEdges, 
   );
 });
 
-const nodeTypes = { prov: ProvNodeView };
-
-/** Every node's size, given as measured: React Flow draws a node without waiting to measure it. */
-const SIZE = { width: NODE_WIDTH, height: NODE_HEIGHT };
-
-type NodeFlags = Pick<NodeData, "expanded" | "expanding" | "selected" | "onPath" | "root">;
-
-function sameFlags(a: NodeFlags, b: NodeFlags): boolean {
-  return a.expanded === b.expanded && a.expanding === b.expanding && a.selected === b.selected && a.onPath === b.onPath && a.root === b.root;
-}
-
 export interface LineageGraphProps {
   graph: GraphData;
   positions: Map<string, Point>;
@@ -271,7 +305,7 @@ function ZoomWatch({ below, onChange }: { below: number; onChange: (low: boolean
 /** The graph drawn in a box of `size`. */
 export function LineageFlow(props: LineageGraphProps & { size: { width: number; height: number } }) {
   const { size, graph, positions, rootId, expanded, expanding, selected, path, onToggleExpand, onToggleSelect, onFocusNode } = props;
-  const flowRef = useRef<ReactFlowInstance<ProvNode> | null>(null);
+  const flowRef = useRef<ReactFlowInstance | null>(null);
   // Fitted to the first layout up front, so nothing is drawn twice for a `fitView`.
   const [initialViewport] = useState(() => fitted(positions, size));
   const [overview, setOverview] = useState(initialViewport.zoom < DETAIL_ZOOM);
@@ -279,19 +313,17 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
   const pathNodes = useMemo(() => new Set(path?.nodes ?? []), [path]);
   const pathEdges = useMemo(() => new Set(path?.edges ?? []), [path]);
 
-  // The first layout is fitted before it is drawn (`initialViewport`); every later one (an expand or a collapse) is
-  // fitted here once React Flow has the new nodes, so what was added is in view.
+  // The first layout is fitted before it is drawn (`initialViewport`); every later one (an
+  // expand or a collapse) is fitted here, so what was added is in view.
   const laidOut = useRef(false);
   useEffect(() => {
     if (!laidOut.current) {
       laidOut.current = positions.size > 0;
       return undefined;
     }
-    const frame = requestAnimationFrame(() => {
-      void flowRef.current?.fitView({ duration: 0 });
-    });
-    return () => cancelAnimationFrame(frame);
-  }, [positions]);
+    void flowRef.current?.setViewport(fitted(positions, size), { duration: 0 });
+    return undefined;
+  }, [positions, size]);
 
   // The handlers read the latest props through a ref: their identity never changes, so a node
   // whose own data did not change keeps its data object and is not drawn again.
@@ -302,6 +334,7 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
     if (select) select_(id);
     else expand(id);
   }, []);
+  const onFitView = useCallback(() => void flowRef.current?.setViewport(fitted(latest.current.positions, size), { duration: 0 }), [size]);
   const onKey = useCallback((id: string, e: KeyboardEvent<HTMLDivElement>) => {
     const now = latest.current;
     if (isArrowKey(e.key)) {
@@ -324,52 +357,9 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
     }
   }, []);
 
-  // React Flow keeps what it knows of a node while the node object stays the same: a node
-  // (or edge) is rebuilt only when its position or its own data changed, so an expand or a
-  // selection redraws what changed, not the whole graph.
-  const drawnNodes = useRef(new Map<string, ProvNode>());
-  const nodes = useMemo<ProvNode[]>(() => {
-    const before = drawnNodes.current;
-    const now = new Map<string, ProvNode>();
-    for (const node of graph.nodes.values()) {
-      const p = positions.get(node.id);
-      if (!p) continue;
-      const flags = {
-        expanded: expanded.has(node.id),
-        expanding: expanding === node.id,
-        selected: selected.includes(node.id),
-        onPath: pathNodes.has(node.id),
-        root: node.id === rootId,
-      };
-      const old = before.get(node.id);
-      const sameData = old !== undefined && old.data.node === node && sameFlags(old.data, flags);
-      if (sameData && old.position.x === p.x && old.position.y === p.y) {
-        now.set(node.id, old);
-        continue;
-      }
-      now.set(node.id, {
-        id: node.id,
-        type: "prov",
-        position: p,
-        width: NODE_WIDTH,
-        height: NODE_HEIGHT,
-        measured: SIZE,
-        draggable: false,
-        selectable: false,
-        focusable: false,
-        data: sameData ? old.data : { node, ...flags, onActivate, onKey },
-      });
-    }
-    drawnNodes.current = now;
-    return [...now.values()];
-  }, [graph, positions, expanded, expanding, selected, pathNodes, rootId, onActivate, onKey]);
-
   return (
     <div className={overview ? "flow overview" : "flow"} data-zoom={overview ? "overview" : "detail"}>
-    <Detail.Provider value={!overview}>
     <ReactFlow
-      nodes={nodes}
-      nodeTypes={nodeTypes}
       onInit={(instance) => {
         flowRef.current = instance;
       }}
@@ -386,9 +376,22 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
     >
       <EdgeLabelRenderer>
         <EdgeLayer graph={graph} positions={positions} pathEdges={pathEdges} detail={!overview} />
+        <NodeLayer
+          graph={graph}
+          positions={positions}
+          rootId={rootId}
+          expanded={expanded}
+          expanding={expanding}
+          selected={selected}
+          pathNodes={pathNodes}
+          detail={!overview}
+          onActivate={onActivate}
+          onKey={onKey}
+        />
       </EdgeLabelRenderer>
       <Background />
-      <Controls showInteractive={false} />
+      {/* React Flow's own fit-view fits its nodes, and it has none: the button fits the layout. */}
+      <Controls showInteractive={false} onFitView={onFitView} />
       <ZoomWatch below={DETAIL_ZOOM} onChange={setOverview} />
       {overview && (
         <Panel position="top-right" className="overview-note">
@@ -396,7 +399,6 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
         </Panel>
       )}
     </ReactFlow>
-    </Detail.Provider>
     </div>
   );
 }

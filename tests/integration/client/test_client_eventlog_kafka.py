@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing
 
 import pytest
 from contracts.eventlog import EventLogContract, Stored, StoredHeaders, metric_event
-from kafka import KafkaConsumer
+from kafka import KafkaConsumer, KafkaProducer
 
 from provgraph.client.errors import RejectedError, TransportError
 from provgraph.client.eventlog import EventLog
-from provgraph.client.kafka_log import KafkaEventLog
+from provgraph.client.kafka_log import KafkaEventLog, producer_config
 
 
 def read_records(
@@ -91,3 +92,33 @@ def test_dead_letters_keep_headers(kafka_bootstrap: str, kafka_topic: str) -> No
     assert [(r.key, r.value, r.headers) for r in records] == [
         (b"k", b"{not json", [("error.class", b"ValueError")])
     ]
+
+
+def _network_threads(client_id: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == f"{client_id}-network-thread"]
+
+
+def test_a_retired_producer_sends_nothing_more(kafka_bootstrap: str, kafka_topic: str) -> None:
+    """An append that was not acknowledged in time raises TransportError and the caller
+    resends it: the producer that failed is stopped at once, dropping what it still held, so
+    it neither lingers (its network thread) nor delivers the records later beside the resend."""
+    client_id = f"retired-{kafka_topic}"
+    # The records wait 300 ms to fill a batch, longer than the append may wait (50 ms).
+    config = producer_config(kafka_bootstrap, timeout_s=10, linger_ms=300, client_id=client_id)
+    log = KafkaEventLog(
+        lambda: KafkaProducer(**config),
+        bootstrap=kafka_bootstrap,
+        topic=kafka_topic,
+        timeout_s=0.05,
+    )
+    with closing(log):
+        with pytest.raises(TransportError):
+            log.append([metric_event(0, 0)])
+        deadline = time.monotonic() + 5
+        while _network_threads(client_id) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _network_threads(client_id) == []
+        assert read_records(kafka_bootstrap, kafka_topic, 1, timeout_s=3) == []
+        log.timeout_s = 10  # the resend, through a new producer, is delivered once
+        log.append([metric_event(0, 0)])
+        assert len(read_records(kafka_bootstrap, kafka_topic, 2, timeout_s=3)) == 1

@@ -218,7 +218,7 @@ class KafkaEventLog(EventLog):
                 return
             self._producer = None
         log.info("%s: a send failed, the next append uses a new producer", self.describe())
-        _close(producer, 0)
+        _abandon(producer)
 
     def _produce(self, records: Sequence[Record]) -> list[Any]:
         """Send every record and wait (at most `timeout_s` in all) for each acknowledgement.
@@ -262,6 +262,27 @@ def _wait(sent: Any, deadline: float) -> Any:
         return sent.get(timeout=max(deadline - time.monotonic(), 0.001))
     except Exception as exc:
         return exc
+
+
+_ABANDON_WAIT_S = 1.0  # for the stopped network thread to finish its current poll
+
+
+def _abandon(producer: Any) -> None:
+    """Stop a failed `producer` at once, dropping the records it has not sent.
+
+    The caller resends what was not acknowledged, so a retired producer must send nothing
+    more: each record it delivered later would be in the log twice. kafka-python's `close()`
+    flushes first and, while records are pending, raises before it stops the network thread,
+    which then goes on sending them. So the network thread is stopped without sending first,
+    as `close()` itself does once its grace period is over (`_sender.force_close()`,
+    kafka-python 3's), then the producer is closed. A record already on the wire may still
+    land: the log is at-least-once, and the projection drops a repeated event id.
+    """
+    sender = getattr(producer, "_sender", None)
+    if sender is not None:
+        sender.force_close()
+        sender.join(_ABANDON_WAIT_S)
+    _close(producer, 0)
 
 
 def _close(producer: Any, timeout_s: float) -> None:

@@ -13,7 +13,7 @@ from strawberry.scalars import JSON
 
 from provgraph.query.graphql.args import bounded
 from provgraph.query.graphql.context import Info
-from provgraph.query.graphql.fields import as_int, as_text, field
+from provgraph.query.graphql.fields import Long, as_int, as_long, as_text, field
 from provgraph.query.graphql.query import missing
 from provgraph.query.recipes.best_env_service import (
     RUNS_WITH_DEFAULT,
@@ -187,7 +187,7 @@ class RunWithPackage:
     id: strawberry.ID
     project: str | None
     name: str | None
-    run_number: int | None
+    run_number: Long | None
     status: str | None
     started_at: str | None
     ended_at: str | None
@@ -204,7 +204,7 @@ class RunWithPackage:
             id=strawberry.ID(found["id"]),
             project=as_text(found.get("project")),
             name=as_text(found.get("name")),
-            run_number=as_int(found.get("run_number")),
+            run_number=as_long(found.get("run_number")),
             status=as_text(found.get("status")),
             started_at=as_text(found.get("started_at")),
             ended_at=as_text(found.get("ended_at")),

@@ -10,7 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from provgraph.query.graphql.context import Info
-from provgraph.query.graphql.fields import field
+from provgraph.query.graphql.fields import Long, field
 from provgraph.query.read.compare_reads import CompareReads
 from provgraph.query.recipes.compare_service import Comparisons
 
@@ -37,7 +37,7 @@ class MetricDefinition:
 class MetricCell:
     key: str
     value: float | None
-    step: int | None
+    step: Long | None
 
 
 @strawberry.type(description="A run parameter (dotted when nested) and its value.")
@@ -75,7 +75,7 @@ class ComparedBase:
 @strawberry.type(description="A checkpoint a run resumed from, and the run that saved it.")
 class ComparedResume:
     id: strawberry.ID
-    step: int | None
+    step: Long | None
     run: strawberry.ID | None
 
 
@@ -105,7 +105,7 @@ class RunCheck:
 @strawberry.type(description="One run of the comparison table.")
 class ComparedRun:
     id: strawberry.ID
-    number: int | None
+    number: Long | None
     name: str | None
     experiment: strawberry.ID | None
     status: str | None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.scalars import JSON
 
-from provgraph.query.graphql.fields import decoded, integer, strings, text
+from provgraph.query.graphql.fields import Long, decoded, integer, strings, text
 from provgraph.query.graphql.node import DOWN, UP, Node, linked, neighbour, neighbours, register
 from provgraph.query.graphql.refs import DatasetRef, DatasetVersionRef, RunRef
 from provgraph.schemas.graph import Label, Rel
@@ -38,7 +38,7 @@ class DatasetVersion(Node):
     version: str | None = text("version", "The version label, e.g. `v2`.")
     storage_uri: str | None = text("storage_uri")
     checksum: str | None = text("checksum")
-    record_count: int | None = integer("record_count")
+    record_count: Long | None = integer("record_count")
     change_note: str | None = text("change_note")
     previous_version: str | None = text("previous_version")
     cleaning_rules: JSON | None = decoded(

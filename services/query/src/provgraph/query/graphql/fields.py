@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, NewType, Protocol, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
+from strawberry.types.scalar import ScalarDefinition
 
 from provgraph.query.graphql.ids import CheckedIds
 from provgraph.query.read.model import NodeView
+from provgraph.schemas.limits import INT64_MAX, INT64_MIN
 from provgraph.schemas.storage import decode_json, record_key
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,12 +56,44 @@ def field(description: str | None = None, *, name: str | None = None) -> Callabl
 # ---- values, as GraphQL wants them ---------------------------------------------------------
 
 
+def long_value(value: Any) -> int:
+    """A 64-bit integer as it is (a bool or anything out of range is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"Long cannot represent a non-integer value: {value!r}")
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError(f"Long cannot represent a value outside 64 bits: {value}")
+    return int(value)
+
+
+Long = NewType("Long", int)
+"""A 64-bit integer field (the schema maps it to the `Long` scalar: `LONG_SCALARS`)."""
+
+LONG_SCALARS: dict[object, ScalarDefinition] = {
+    Long: strawberry.scalar(
+        name="Long",
+        description=(
+            "A 64-bit signed integer, as a JSON number: the steps and counts events carry, "
+            "which the contract allows up to 2^63 - 1 (GraphQL's Int stops at 2^31 - 1). "
+            "JavaScript reads such a number exactly up to 2^53."
+        ),
+        serialize=long_value,
+        parse_value=long_value,
+    )
+}
+
+
 def as_text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
 def as_int(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) else None
+
+
+def as_long(value: Any) -> Long | None:
+    """A stored integer for a `Long` field."""
+    number = as_int(value)
+    return None if number is None else Long(number)
 
 
 def as_float(value: Any) -> float | None:
@@ -122,8 +156,9 @@ def text(key: str, description: str | None = None) -> Any:
 
 
 def integer(key: str, description: str | None = None) -> Any:
-    """The numeric property `key` as an Int."""
-    return stored(lambda props: as_int(props.get(key)), description)
+    """The numeric property `key` as an integer (declare it `Long`: stored integers are
+    64-bit)."""
+    return stored(lambda props: as_long(props.get(key)), description)
 
 
 def number(key: str, description: str | None = None) -> Any:

@@ -6,9 +6,10 @@ import strawberry
 from strawberry.scalars import JSON
 
 from provgraph.query.graphql.fields import (
+    Long,
     Props,
     as_bool,
-    as_int,
+    as_long,
     as_text,
     decoded,
     integer,
@@ -27,7 +28,7 @@ from provgraph.schemas.storage import PARAMS, decode_json, record_key
 @register(Label.EXPERIMENT)
 @strawberry.type(description="A numbered experiment grouping runs.")
 class Experiment(Node):
-    number: int | None = integer("number")
+    number: Long | None = integer("number")
     key: str | None = text("key")
     goal: str | None = text("goal")
     code_name: str | None = text("code_name")
@@ -64,13 +65,13 @@ class RunError:
 @strawberry.type(description="How many ways a run was split along one kind of parallelism.")
 class ParallelismDegree:
     name: str = strawberry.field(description="The kind, e.g. `data`, `tensor`, `pipeline`.")
-    degree: int
+    degree: Long
 
 
 @strawberry.type(description="The compute a run used, as its `run.started` event recorded it.")
 class RunResources:
-    num_nodes: int | None = strawberry.field(description="Machines (hosts) the run used.")
-    devices_per_node: int | None = strawberry.field(description="Accelerators on each machine.")
+    num_nodes: Long | None = strawberry.field(description="Machines (hosts) the run used.")
+    devices_per_node: Long | None = strawberry.field(description="Accelerators on each machine.")
     accelerator: str | None = strawberry.field(description="The accelerator type, e.g. `H100`.")
     parallelism: list[ParallelismDegree] = strawberry.field(description="By kind, sorted.")
     extra: JSON = strawberry.field(description="Anything else recorded: {name: value}.")
@@ -83,8 +84,8 @@ class RunResources:
             return None
         degrees, extra = found.get("parallelism"), found.get("extra")
         return cls(
-            num_nodes=as_int(found.get("num_nodes")),
-            devices_per_node=as_int(found.get("devices_per_node")),
+            num_nodes=as_long(found.get("num_nodes")),
+            devices_per_node=as_long(found.get("devices_per_node")),
             accelerator=as_text(found.get("accelerator")),
             parallelism=_degrees(degrees if isinstance(degrees, dict) else {}),
             extra=JSON(extra if isinstance(extra, dict) else {}),
@@ -93,7 +94,7 @@ class RunResources:
 
 def _degrees(by_kind: Props) -> list[ParallelismDegree]:
     return [
-        ParallelismDegree(name=str(kind), degree=degree)
+        ParallelismDegree(name=str(kind), degree=Long(degree))
         for kind, degree in sorted(by_kind.items())
         if isinstance(degree, int) and not isinstance(degree, bool)
     ]
@@ -109,16 +110,16 @@ class RunInput:
 @strawberry.type(description="One training or processing run, failed and resumed ones included.")
 class Run(Node):
     name: str | None = text("name")
-    run_number: int | None = integer("run_number")
+    run_number: Long | None = integer("run_number")
     status: str | None = text("status", "running | aborted | failed | completed")
     started_at: str | None = text("started_at")
     ended_at: str | None = text("ended_at")
     params: JSON | None = decoded(PARAMS)
     final_metrics: JSON | None = decoded("final_metrics")
-    final_step: int | None = integer("final_step")
+    final_step: Long | None = integer("final_step")
     conclusion: str | None = text("conclusion")
     interruption_cause: str | None = text("interruption_cause")
-    resumed_at_step: int | None = integer("resumed_at_step")
+    resumed_at_step: Long | None = integer("resumed_at_step")
     abort_reason: str | None = text("abort_reason")
     code: CodeRef = stored(CodeRef.of)
     error: RunError | None = stored(RunError.of)
@@ -154,8 +155,8 @@ class Run(Node):
 @register(Label.CHECKPOINT)
 @strawberry.type(description="A checkpoint a run saved.")
 class Checkpoint(Node):
-    step: int | None = integer("step")
-    epoch: int | None = integer("epoch")
+    step: Long | None = integer("step")
+    epoch: Long | None = integer("epoch")
     uri: str | None = text("uri")
     checksum: str | None = text("checksum")
     # Sizes pass 2^31 (GraphQL Int is 32-bit): a Float keeps them exact up to 2^53.

@@ -9,6 +9,7 @@ import strawberry
 from graphql import GraphQLError
 from starlette.requests import Request
 from strawberry.fastapi import GraphQLRouter
+from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
 # Every node type must be imported so that `to_node` knows it and the schema lists it.
@@ -20,6 +21,7 @@ from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
 from provgraph.query.graphql.execution import LeafExecution
+from provgraph.query.graphql.fields import LONG_SCALARS
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
 from provgraph.query.graphql.query import LookupQuery
@@ -76,6 +78,7 @@ def make_schema(settings: QuerySettings) -> ProvenanceSchema:
         types=_TYPES,
         extensions=[*limit_extensions(settings), cache.extension(), StructuredErrors],
         execution_context_class=LeafExecution,
+        config=StrawberryConfig(scalar_map=LONG_SCALARS),
     )
     schema.document_cache = cache
     return schema

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import strawberry
 
 from provgraph.query.graphql.context import Info
+from provgraph.query.graphql.fields import Long
 from provgraph.query.graphql.node import Node
 from provgraph.query.read.series_reads import MetricSeriesView, SeriesReads
 from provgraph.schemas.storage import SERIES_BUCKETS_PER_OCTAVE
@@ -17,7 +18,7 @@ from provgraph.schemas.storage import SERIES_BUCKETS_PER_OCTAVE
 
 @strawberry.type(description="A logged value of a metric at a step.")
 class MetricPoint:
-    step: int
+    step: Long
     value: float
 
 
@@ -28,7 +29,9 @@ class MetricSeries:
 
     @classmethod
     def of(cls, view: MetricSeriesView) -> MetricSeries:
-        return cls(name=view.name, points=[MetricPoint(step=s, value=v) for s, v in view.points])
+        return cls(
+            name=view.name, points=[MetricPoint(step=Long(s), value=v) for s, v in view.points]
+        )
 
 
 _NAMES = "Only these metrics (default: every metric the run logged)."

@@ -9,7 +9,7 @@ from typing import Any
 import strawberry
 
 from provgraph.query.graphql.context import Info
-from provgraph.query.graphql.fields import field
+from provgraph.query.graphql.fields import Long, field
 from provgraph.query.read.digest_reads import DigestReads
 from provgraph.query.recipes.checkpoint_advice import DEFAULT_MAX_REWORK_S
 from provgraph.query.recipes.digest import DEFAULT_STALLED_AFTER_S
@@ -27,7 +27,7 @@ class DigestError:
 class DigestRun:
     id: strawberry.ID
     name: str | None
-    run_number: int | None
+    run_number: Long | None
     experiment: strawberry.ID | None
     status: str | None
     person: str
@@ -205,7 +205,7 @@ class CheckpointInterruption:
     last_checkpoint_at: str | None
     end_recorded: bool
     lost_seconds: float = strawberry.field(description="Since the last checkpoint (recorded).")
-    devices: int | None
+    devices: Long | None
 
 
 @strawberry.type(description="Work lost in the recorded interruptions with one interval.")

@@ -26,8 +26,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,7 +41,7 @@ from benchmarks.gql import GraphQL
 from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, percentile, ratio
 from benchmarks.servers import PrivateInfra, free_port
-from provgraph.infra.apps import app_specs
+from provgraph.infra.apps import Apps
 from provgraph.infra.process import answers_ok, wait_until
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.writer import GraphWriter
@@ -164,38 +162,32 @@ def _frontier(gql: GraphQL, case: Case) -> None:
 @contextmanager
 def _served(infra: PrivateInfra) -> Iterator[str]:
     """The query service (with the built explorer at /ui) in a process of its own, started
-    with the command line `provgraph services up` gives it (`app_specs`), on a free loopback
-    port over the benchmark's Neo4j: the browser driver's Python does not share its
-    interpreter. No principals exist, so authentication is off (the page still keeps a token;
-    the service ignores it)."""
-    settings = infra.settings.model_copy(update={"query_port": free_port()})
-    spec = next(s for s in app_specs(settings) if s.name == "query")
+    as `provgraph services up` starts it (`Apps`: its command line, pid and log files under
+    the benchmark's state folder), on a free loopback port over the benchmark's Neo4j: the
+    browser driver's Python does not share its interpreter. No principals exist, so
+    authentication is off (the page still keeps a token; the service ignores it)."""
+    apps = Apps(infra.settings.model_copy(update={"query_port": free_port()}))
+    spec = next(s for s in apps.specs if s.name == "query")
+    process = apps.process(spec)
     env = {
         **os.environ,
         "PROVGRAPH_UI_DIR": str(UI_DIR),
         "PROVGRAPH_AUTH_DISABLED": "true",
-        "PROVGRAPH_NEO4J_URI": settings.neo4j_uri,
-        "PROVGRAPH_NEO4J_USER": settings.neo4j_user,
+        "PROVGRAPH_NEO4J_URI": apps.settings.neo4j_uri,
+        "PROVGRAPH_NEO4J_USER": apps.settings.neo4j_user,
         "PROVGRAPH_NEO4J_PASSWORD": infra.neo4j.password(),
     }
-    base = settings.query_url
-    with tempfile.TemporaryFile(mode="w+") as log:
-        process = subprocess.Popen(spec.argv, env=env, stdout=log, stderr=log)
-        try:
-            health = f"{base}{spec.health_path}"
-            up = wait_until(lambda: process.poll() is not None or answers_ok(health), 60)
-            if not up or process.poll() is not None:
-                log.seek(0)
-                why = log.read()[-2000:]
-                raise BenchmarkError(f"explorer: the query service did not start:\n{why}")
-            yield base
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    base = apps.settings.query_url
+    health = f"{base}{spec.health_path}"
+    process.start(spec.argv, env=env)
+    try:
+        up = wait_until(lambda: process.pid() is None or answers_ok(health), 60)
+        if not up or process.pid() is None:
+            why = process.log_tail()
+            raise BenchmarkError(f"explorer: the query service did not start:\n{why}")
+        yield base
+    finally:
+        process.stop(15)
 
 
 @contextmanager

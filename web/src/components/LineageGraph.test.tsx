@@ -24,22 +24,16 @@ const answer: LineageData = {
   depths: {},
 };
 
-/** The graph's HTML as drawn in a 1200 x 600 box, rooted at the model version. */
+/** What both renderings share: rooted at the model version, nothing expanded or selected. */
+const state = { rootId: "model:p/m@1", expanded: new Set<string>(), expanding: null, selected: [] };
+
+/** The graph's HTML as drawn in a 1200 x 600 box. */
 function draw(graph: GraphData, positions: Map<string, Point>, extra: Partial<LineageGraphProps> = {}): string {
+  const none = () => undefined;
   return renderToString(
     <LineageFlow
       size={{ width: 1200, height: 600 }}
-      graph={graph}
-      positions={positions}
-      rootId="model:p/m@1"
-      expanded={new Set()}
-      expanding={null}
-      selected={[]}
-      path={null}
-      onToggleExpand={() => undefined}
-      onToggleSelect={() => undefined}
-      onFocusNode={() => undefined}
-      {...extra}
+      {...{ graph, positions, ...state, path: null, onToggleExpand: none, onToggleSelect: none, onFocusNode: none, ...extra }}
     />,
   );
 }
@@ -47,21 +41,8 @@ function draw(graph: GraphData, positions: Map<string, Point>, extra: Partial<Li
 /** The node layer's HTML (nodes are drawn into React Flow's viewport, a portal absent from a
  * server render, so the layer is drawn on its own). */
 function drawNodes(graph: GraphData, positions: Map<string, Point>, extra: Partial<NodeLayerProps> = {}): string {
-  return renderToString(
-    <NodeLayer
-      graph={graph}
-      positions={positions}
-      rootId="model:p/m@1"
-      expanded={new Set()}
-      expanding={null}
-      selected={[]}
-      pathNodes={new Set()}
-      detail
-      onActivate={() => undefined}
-      onKey={() => undefined}
-      {...extra}
-    />,
-  );
+  const none = () => undefined;
+  return renderToString(<NodeLayer {...{ graph, positions, ...state, pathNodes: new Set(), detail: true, onActivate: none, onKey: none, ...extra }} />);
 }
 
 describe("LineageGraph (server-rendered)", () => {

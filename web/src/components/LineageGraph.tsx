@@ -313,20 +313,8 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
   const pathNodes = useMemo(() => new Set(path?.nodes ?? []), [path]);
   const pathEdges = useMemo(() => new Set(path?.edges ?? []), [path]);
 
-  // The first layout is fitted before it is drawn (`initialViewport`); every later one (an
-  // expand or a collapse) is fitted here, so what was added is in view.
-  const laidOut = useRef(false);
-  useEffect(() => {
-    if (!laidOut.current) {
-      laidOut.current = positions.size > 0;
-      return undefined;
-    }
-    void flowRef.current?.setViewport(fitted(positions, size), { duration: 0 });
-    return undefined;
-  }, [positions, size]);
-
   // The handlers read the latest props through a ref: their identity never changes, so a node
-  // whose own data did not change keeps its data object and is not drawn again.
+  // whose own state did not change is not drawn again (`NodeView` is memoised on its props).
   const latest = useRef({ positions, neighbours, onToggleExpand, onToggleSelect, onFocusNode });
   latest.current = { positions, neighbours, onToggleExpand, onToggleSelect, onFocusNode };
   const onActivate = useCallback((id: string, select: boolean) => {
@@ -334,7 +322,16 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
     if (select) select_(id);
     else expand(id);
   }, []);
+  // The layout in view, as `fitView` would show it (React Flow's own fits its nodes: it has none).
   const onFitView = useCallback(() => void flowRef.current?.setViewport(fitted(latest.current.positions, size), { duration: 0 }), [size]);
+
+  // The first layout is fitted before it is drawn (`initialViewport`); every later one (an
+  // expand or a collapse) is fitted here, so what was added is in view.
+  const laidOut = useRef(false);
+  useEffect(() => {
+    if (laidOut.current) onFitView();
+    else laidOut.current = positions.size > 0;
+  }, [positions, onFitView]);
   const onKey = useCallback((id: string, e: KeyboardEvent<HTMLDivElement>) => {
     const now = latest.current;
     if (isArrowKey(e.key)) {
@@ -366,11 +363,9 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
       defaultViewport={initialViewport}
       minZoom={MIN_ZOOM}
       maxZoom={MAX_ZOOM}
-      nodesDraggable={false}
-      nodesConnectable={false}
+      // React Flow is given no nodes or edges (the layers below draw them); these keep its
+      // Shift-drag selection box and its keyboard help for its own nodes out of the page.
       elementsSelectable={false}
-      nodesFocusable={false}
-      edgesFocusable={false}
       disableKeyboardA11y
       proOptions={{ hideAttribution: true }}
     >
@@ -390,7 +385,6 @@ export function LineageFlow(props: LineageGraphProps & { size: { width: number; 
         />
       </EdgeLabelRenderer>
       <Background />
-      {/* React Flow's own fit-view fits its nodes, and it has none: the button fits the layout. */}
       <Controls showInteractive={false} onFitView={onFitView} />
       <ZoomWatch below={DETAIL_ZOOM} onChange={setOverview} />
       {overview && (

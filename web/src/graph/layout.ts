@@ -54,16 +54,26 @@ export function toLayoutInput(graph: GraphData): LayoutInput {
  * above HUGE_GRAPH ranks are longest-path: each several times cheaper on graphs of that size.
  */
 export function layoutPositions(input: LayoutInput): Record<string, Point> {
-  const big = input.nodes.length > BIG_GRAPH;
-  const huge = input.nodes.length > HUGE_GRAPH;
+  const g = dagreGraph(input);
+  dagre.layout(g, input.nodes.length > BIG_GRAPH ? { customOrder: initialOrder } : {});
+  return topLefts(g, input.nodes);
+}
+
+/** `input` as a dagre graph: left to right, the page's node size and spacing, its ranker. */
+export function dagreGraph(input: LayoutInput): graphlib.Graph {
+  const ranker = input.nodes.length > HUGE_GRAPH ? "longest-path" : "network-simplex";
   const g = new dagre.graphlib.Graph({ multigraph: false });
-  g.setGraph({ rankdir: "LR", nodesep: NODE_SEP, ranksep: RANK_SEP, marginx: 10, marginy: 10, ranker: huge ? "longest-path" : "network-simplex" });
+  g.setGraph({ rankdir: "LR", nodesep: NODE_SEP, ranksep: RANK_SEP, marginx: 10, marginy: 10, ranker });
   g.setDefaultEdgeLabel(() => ({}));
   for (const id of input.nodes) g.setNode(id, { width: NODE_WIDTH, height: NODE_HEIGHT });
   for (const [source, target] of input.edges) g.setEdge(source, target);
-  dagre.layout(g, big ? { customOrder: initialOrder } : {});
+  return g;
+}
+
+/** The top-left corners of `ids` in the laid-out `g` (dagre gives centres). */
+export function topLefts(g: graphlib.Graph, ids: string[]): Record<string, Point> {
   const out: Record<string, Point> = {};
-  for (const id of input.nodes) {
+  for (const id of ids) {
     const n = g.node(id);
     out[id] = { x: n.x - NODE_WIDTH / 2, y: n.y - NODE_HEIGHT / 2 };
   }
@@ -79,19 +89,20 @@ export function layoutPositions(input: LayoutInput): Record<string, Point> {
  * third of a 200-node layout (docs/performance.md).
  */
 export function initialOrder(g: graphlib.Graph): void {
+  // dagre's layout graph: every node has its rank by now, and takes its order here.
+  const at = (v: string) => g.node(v) as unknown as { rank: number; order: number };
   const next: number[] = [];
   const seen = new Set<string>();
   const visit = (v: string): void => {
     if (seen.has(v)) return;
     seen.add(v);
-    const node = g.node(v) as unknown as { rank: number; order: number };
+    const node = at(v);
     node.order = next[node.rank] ?? 0;
     next[node.rank] = node.order + 1;
     for (const w of g.successors(v) ?? []) visit(w);
   };
   const leaves = g.nodes().filter((v: string) => !g.children(v).length);
-  const rank = (v: string) => (g.node(v) as unknown as { rank: number }).rank;
-  for (const v of leaves.sort((a: string, b: string) => rank(a) - rank(b))) visit(v);
+  for (const v of leaves.sort((a: string, b: string) => at(a).rank - at(b).rank)) visit(v);
 }
 
 /**

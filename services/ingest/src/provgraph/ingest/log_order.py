@@ -13,12 +13,14 @@ poll batch, `read_log_in_order` over the whole log.
 from __future__ import annotations
 
 import heapq
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from kafka import KafkaConsumer, TopicPartition
 
+from provgraph.core.errors import UnavailableError
 from provgraph.ingest.ports import LogRecord
 from provgraph.ingest.settings import IngestSettings
 
@@ -36,10 +38,13 @@ def in_log_order(items: Sequence[T], record: Callable[[T], LogRecord]) -> list[T
     return list(heapq.merge(*ordered, key=lambda item: record(item).timestamp))
 
 
-def read_log_in_order(settings: IngestSettings, batch: int = 5000) -> Iterator[list[LogRecord]]:
-    """Every record of the event log from offset 0 to its end now, in batches, in log order:
-    a record is handed out only once every partition with records left shows its next one.
-    A partition far ahead of the others is paused, so memory stays near `batch` per partition."""
+def read_log_in_order(
+    settings: IngestSettings, batch: int = 5000, *, stall_s: float | None = None
+) -> Iterator[list[LogRecord]]:
+    """Every record of the event log from its beginning to its end now, in batches of up to
+    `batch`, in log order: a record is handed out only once every partition with records left
+    shows its next one. Records appended after the start are not read. At most `batch` records
+    a partition are held; `stall_s` (default: the settings') without a record is an error."""
     consumer = KafkaConsumer(
         bootstrap_servers=settings.kafka_bootstrap, enable_auto_commit=False, group_id=None
     )
@@ -48,52 +53,92 @@ def read_log_in_order(settings: IngestSettings, batch: int = 5000) -> Iterator[l
             TopicPartition(settings.events_topic, p)
             for p in sorted(consumer.partitions_for_topic(settings.events_topic) or ())
         ]
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        merger = _Merger(consumer, tps, consumer.end_offsets(tps), batch)
-        while out := merger.next_batch():
-            yield out
+        begins, ends = consumer.beginning_offsets(tps), consumer.end_offsets(tps)
+        spans = {tp: (begins[tp], ends[tp]) for tp in tps}
+        reader = KafkaPartitionReader(
+            consumer, batch, settings.log_read_stall_s if stall_s is None else stall_s
+        )
+        yield from merge_partitions(reader.read, spans, batch)
     finally:
         consumer.close(autocommit=False)
 
 
-class _Merger:
-    """Per-partition buffers of one consumer, drained smallest timestamp first."""
+class PartitionRead(Protocol):
+    """Records of one partition from `position` (none at or past `end`), and the position after
+    them; at least one record unless the position after them reached `end`."""
 
-    def __init__(
-        self,
-        consumer: KafkaConsumer,
-        tps: list[TopicPartition],
-        ends: dict[TopicPartition, int],
-        batch: int,
-    ) -> None:
-        self.consumer, self.tps, self.ends, self.batch = consumer, tps, ends, batch
-        self.buffers: dict[TopicPartition, deque[LogRecord]] = {tp: deque() for tp in tps}
+    def __call__(
+        self, tp: TopicPartition, position: int, end: int
+    ) -> tuple[list[LogRecord], int]: ...
 
-    def _unread(self, tp: TopicPartition) -> bool:
-        return int(self.consumer.position(tp)) < self.ends[tp]
 
-    def _blocked(self) -> bool:
-        """True while some partition with records left has none buffered."""
-        return any(not self.buffers[tp] and self._unread(tp) for tp in self.tps)
+def merge_partitions(
+    read: PartitionRead, spans: dict[TopicPartition, tuple[int, int]], batch: int
+) -> Iterator[list[LogRecord]]:
+    """Batches of up to `batch` records of every partition's `[begin, end)` span, merged by
+    timestamp, ties by partition; a partition is read again only once its buffer is empty."""
+    if batch < 1:
+        raise ValueError(f"batch must be at least 1, got {batch}")
+    tps = sorted(spans, key=lambda tp: (tp.topic, tp.partition))
+    positions = {tp: spans[tp][0] for tp in tps}
+    buffers: dict[TopicPartition, deque[LogRecord]] = {tp: deque() for tp in tps}
+    out: list[LogRecord] = []
+    while True:
+        for tp in tps:
+            if not buffers[tp] and positions[tp] < spans[tp][1]:
+                records, positions[tp] = read(tp, positions[tp], spans[tp][1])
+                buffers[tp].extend(records)
+        heads = [tp for tp in tps if buffers[tp]]
+        if not heads:
+            break
+        first = min(heads, key=lambda tp: (buffers[tp][0].timestamp, tp.partition))
+        out.append(buffers[first].popleft())
+        if len(out) == batch:
+            yield out
+            out = []
+    if out:
+        yield out
 
-    def _fill(self) -> None:
-        while self._blocked():
-            full = [tp for tp in self.tps if len(self.buffers[tp]) >= self.batch]
-            self.consumer.pause(*full)
-            self.consumer.resume(*[tp for tp in self.tps if tp not in full])
-            polled = self.consumer.poll(timeout_ms=1000, max_records=self.batch)
-            for tp, records in polled.items():
-                self.buffers[tp].extend(r for r in records if r.offset < self.ends[tp])
 
-    def next_batch(self) -> list[LogRecord]:
-        """Up to `batch` records in log order; empty once the whole log was handed out."""
-        out: list[LogRecord] = []
-        while len(out) < self.batch:
-            self._fill()
-            heads = [tp for tp in self.tps if self.buffers[tp]]
-            if not heads:
-                break
-            first = min(heads, key=lambda tp: (self.buffers[tp][0].timestamp, tp.partition))
-            out.append(self.buffers[first].popleft())
-        return out
+class KafkaPartitionReader:
+    """Reads one partition at a time with one consumer. Only the partition asked for is
+    assigned, so nothing unwanted is fetched and no pause/resume state is involved (with
+    kafka-python 3.0, records parked for a paused partition could stay parked after it was
+    resumed, and the partition was never fetched again)."""
+
+    def __init__(self, consumer: KafkaConsumer, batch: int, stall_s: float) -> None:
+        self.consumer, self.batch, self.stall_s = consumer, batch, stall_s
+        self.current: TopicPartition | None = None
+
+    def read(self, tp: TopicPartition, position: int, end: int) -> tuple[list[LogRecord], int]:
+        """Up to `batch` records of `tp` from `position`, below `end`, and the position after."""
+        if self.current != tp or int(self.consumer.position(tp)) != position:
+            self.consumer.assign([tp])
+            self.consumer.seek(tp, position)
+            self.current = tp
+        records: list[LogRecord] = []
+        moved = time.monotonic()
+        while len(records) < self.batch and position < end:
+            polled = self.consumer.poll(timeout_ms=500, max_records=self.batch - len(records))
+            got = [r for r in polled.get(tp, ()) if r.offset < end]
+            records.extend(got)
+            before, position = position, int(self.consumer.position(tp))
+            if records and not got:
+                break  # what was fetched is handed out; the next read fetches more
+            if position != before:
+                moved = time.monotonic()
+            elif time.monotonic() - moved > self.stall_s:
+                raise LogReadError(
+                    f"the event log stalled: partition {tp.partition} of {tp.topic!r} gave no "
+                    f"record for {self.stall_s:.0f}s at offset {position} of {end} "
+                    "(is Kafka reachable?)",
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    offset=position,
+                    end=end,
+                )
+        return records, position
+
+
+class LogReadError(UnavailableError):
+    """Reading the whole log stopped: a partition gave no record for too long."""

@@ -29,8 +29,8 @@ class ReplayError(Exception):
 class Progress:
     """A one-line progress bar: records, events/s and ETA, redrawn in place."""
 
-    def __init__(self, total: int, out: TextIO = sys.stderr) -> None:
-        self.total, self.done, self.out = total, 0, out
+    def __init__(self, total: int, out: TextIO | None = None) -> None:
+        self.total, self.done, self.out = total, 0, out or sys.stderr
         self.started = time.monotonic()
 
     def advance(self, count: int) -> None:

@@ -54,6 +54,8 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     projector_stalled_after_s: float = 30.0
     # An INFO progress line at most this often, and only when records were read.
     projector_progress_log_s: float = 60.0
+    # `replay` and `verify` stop with an error when a partition gives no record for this long.
+    log_read_stall_s: float = Field(default=120.0, gt=0)
     dead_letter_timeout_s: float = 30.0
     # At start, the projector appends parked dead letters (an event type or schema version it
     # did not know) that it now understands back to the event log: at most this many dead

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Self
 from uuid import UUID, uuid4
@@ -18,6 +17,7 @@ from uuid import UUID, uuid4
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -29,38 +29,21 @@ from pydantic_core import PydanticCustomError
 
 from provgraph.schemas.ids import EntityId, ProjectSlug, parse_id
 from provgraph.schemas.limits import check_time
+from provgraph.schemas.patterns import RFC3339_RE, SPACE, TIMESTAMP_RE, matches, whole
 
-RFC3339_RE = (
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}"
-    r"(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
-)
-"""The shape of a timestamp: RFC 3339 with a timezone."""
-
-# The range of `provgraph.schemas.limits` (1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
-# in UTC) as a pattern, for the JSON Schema: years 1970..9999, and on the first and the last
-# day only offsets that keep the instant inside (an offset is less than 24 hours).
-_HMS = r"[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
-_HM = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]"
-_YEARS = r"(?:197[1-9]|19[89][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])"
-_DATES = (
-    rf"(?:{_YEARS}-[0-9]{{2}}-[0-9]{{2}}"
-    r"|1970-(?:01-(?:0[2-9]|[1-3][0-9])|(?:0[2-9]|1[0-2])-[0-9]{2})"
-    r"|9999-(?:(?:0[1-9]|1[01])-[0-9]{2}|12-(?:[0-2][0-9]|30)))"
-)
-TIMESTAMP_RE = (
-    rf"^(?:{_DATES}{_HMS}(?:[Zz]|[+-]{_HM})"
-    rf"|1970-01-01{_HMS}(?:[Zz]|\+00:00|-{_HM})"
-    rf"|9999-12-31{_HMS}(?:[Zz]|-00:00|\+{_HM}))$"
-)
-"""An RFC 3339 timestamp within the contract's range (the generated JSON Schema's pattern)."""
-URI_RE = r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$"
-EVENT_TYPE_RE = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
+URI_RE = whole(rf"[A-Za-z][A-Za-z0-9+.-]*:[^{SPACE}]+")
+EVENT_TYPE_RE = whole(r"[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+")
 
 
 class ContractModel(BaseModel):
-    """Base of every contract model: immutable, unknown fields rejected, no NaN or infinity."""
+    """Base of every contract model: immutable, unknown fields rejected, no NaN or infinity.
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    ``Field(pattern=...)`` runs on Python's ``re`` (searched, as JSON Schema validators do), so
+    a pattern means here what it means in the generated JSON Schema (see `patterns`)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", allow_inf_nan=False, regex_engine="python-re"
+    )
 
 
 def _bad_time(value: object, why: str) -> PydanticCustomError:
@@ -74,7 +57,7 @@ def _bad_time(value: object, why: str) -> PydanticCustomError:
 def _utc_datetime(value: object) -> datetime:
     text = value if isinstance(value, str) else None
     if isinstance(value, str):
-        if re.fullmatch(RFC3339_RE, value) is None:
+        if not matches(RFC3339_RE, value):
             raise _bad_time(value, "is not RFC 3339")
         upper_z = value[:-1] + "Z" if value.endswith("z") else value  # RFC 3339 allows 'z'
         try:
@@ -107,7 +90,7 @@ MAX_URI_CHARS = 4096
 
 
 def _uri(value: str) -> str:
-    if re.fullmatch(URI_RE, value) is None:
+    if not matches(URI_RE, value):
         raise PydanticCustomError(
             "uri", "'{value}' is not a URI with a scheme (e.g. https://...)", {"value": value}
         )
@@ -122,9 +105,25 @@ Uri = Annotated[
 ]
 """Any absolute URI (``scheme:rest``)."""
 
-UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+UUID_PATTERN = whole(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _uuid_text(value: object) -> object:
+    # As JSON Schema says (`format: uuid` and the pattern): no `urn:uuid:`, braces or bare hex.
+    if isinstance(value, str) and not matches(UUID_PATTERN, value):
+        raise PydanticCustomError(
+            "uuid_text",
+            "'{value}' is not a UUID written as 8-4-4-4-12 hex digits with hyphens "
+            "(e.g. 0b9d6f3e-3c41-4c1a-9c57-2f0d7c1e5a10)",
+            {"value": value},
+        )
+    return value
+
+
 Uuid = Annotated[
-    UUID, WithJsonSchema({"type": "string", "format": "uuid", "pattern": UUID_PATTERN})
+    UUID,
+    BeforeValidator(_uuid_text),
+    WithJsonSchema({"type": "string", "format": "uuid", "pattern": UUID_PATTERN}),
 ]
 """A UUID, written with hyphens on the wire."""
 

@@ -17,7 +17,8 @@
 | principal        | ``principal:<user|group|service>:<name>`` (a token holder) |
 
 The regular expressions below are shared by the parser and the generated JSON Schema, so a
-producer in any language checks ids the same way.
+producer in any language checks ids the same way (anchored with `patterns.whole`, so that a
+trailing newline is refused by every validator).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from uuid import UUID
 from pydantic import AfterValidator, WithJsonSchema
 
 from provgraph.schemas.errors import InvalidIdError
+from provgraph.schemas.patterns import whole
 
 PROJECT_RE = r"[a-z0-9][a-z0-9_-]{0,63}"
 NAME_RE = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
@@ -121,10 +123,9 @@ def prefix_of(kind: IdKind) -> str:
 
 
 def id_pattern(*kinds: IdKind) -> str:
-    """An anchored regular expression matching ids of any of `kinds` (ECMA and Python)."""
-    alts = [f"{prefix_of(k)}:{_FORMATS[k][1]}" for k in kinds]
-    body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-    return f"^{body}$"
+    """An anchored regular expression matching ids of any of `kinds` (the same in ECMA 262,
+    Python and every other engine: see `patterns`)."""
+    return whole("|".join(f"{prefix_of(k)}:{_FORMATS[k][1]}" for k in kinds))
 
 
 _COMPILED = {k: re.compile(id_pattern(k)) for k in _FORMATS}
@@ -164,8 +165,7 @@ def parse_id(value: str) -> ParsedId:
     if not sep:
         raise InvalidIdError(f"typed id {value!r} has no '<kind>:' prefix (e.g. 'run:<run_id>')")
     kind = _kind_for(prefix, body)
-    # fullmatch: `$` alone also matches before a final newline ("run:r1\n" is not an id).
-    match = _COMPILED[kind].fullmatch(value)
+    match = _COMPILED[kind].search(value)  # as a JSON Schema validator reads the pattern
     if match is None:
         template = _FORMATS[kind][0]
         raise InvalidIdError(f"malformed {kind} id {value!r}: expected {template} ({_RULES})")
@@ -274,7 +274,7 @@ def _natural(label: str, regex: str) -> AfterValidator:
 
 
 def _natural_schema(regex: str) -> WithJsonSchema:
-    return WithJsonSchema({"type": "string", "pattern": f"^{regex}$"})
+    return WithJsonSchema({"type": "string", "pattern": whole(regex)})
 
 
 _K = IdKind

@@ -60,7 +60,9 @@ def with_free_json(schema: dict[str, Any]) -> dict[str, Any]:
             return node
         if node.get(FREE_JSON_MARK):
             marked[0] = True
-            rest = {k: v for k, v in node.items() if k not in (FREE_JSON_MARK, "type")}
+            # `type` stays beside the reference: ajv's strict mode wants it where `required` or
+            # `properties` are added to the map (OpenLineage's job).
+            rest = {k: v for k, v in node.items() if k != FREE_JSON_MARK}
             return {"$ref": FREE_JSON_REF, **rest}
         return {k: swap(v) for k, v in node.items()}
 

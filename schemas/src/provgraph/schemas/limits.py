@@ -25,6 +25,8 @@ from typing import Any
 
 from pydantic_core import PydanticCustomError
 
+from provgraph.schemas.patterns import whole
+
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 MAX_FLOAT = sys.float_info.max
@@ -34,7 +36,7 @@ MAX_JSON_KEYS = 1000
 """Most keys of one object of a free-form value (or of a typed map)."""
 MAX_KEY_CHARS = 256
 """Longest key of a map: it becomes part of a Neo4j property name."""
-KEY_RE = r"^[^\x00-\x1F\x7F]{1,256}$"
+KEY_RE = whole(r"[^\x00-\x1F\x7F]{1,256}")
 """A map key: 1..256 characters, none of them a control character (ECMA and Python)."""
 KEY_SCHEMA: dict[str, Any] = {
     "type": "string",
@@ -197,21 +199,44 @@ FREE_JSON_MARK = "x-provgraph-free-json"
 FREE_JSON_REF = "#/$defs/FreeJsonObject"
 
 
+def int_schema(minimum: int, maximum: int) -> dict[str, Any]:
+    """The JSON Schema of an integer within `minimum`..`maximum`, each bound written as a
+    number an IEEE double holds exactly, so that a validator reading JSON numbers as doubles
+    (JavaScript's ajv) gives the same answer as one reading exact integers (Python) for every
+    number it can hold: 2**63 - 1 is read as 2**63 there, so the top of 64 bits is written
+    ``exclusiveMaximum: 2**63``, not ``maximum: 2**63 - 1`` (which would let 2**63 through)."""
+    schema: dict[str, Any] = {"type": "integer"}
+    if float(minimum) == minimum:
+        schema["minimum"] = minimum
+    elif float(minimum - 1) == minimum - 1:
+        schema["exclusiveMinimum"] = minimum - 1
+    else:
+        raise ValueError(f"no exact double at or just below {minimum}")
+    if float(maximum) == maximum:
+        schema["maximum"] = maximum
+    elif float(maximum + 1) == maximum + 1:
+        schema["exclusiveMaximum"] = maximum + 1
+    else:
+        raise ValueError(f"no exact double at or just above {maximum}")
+    return schema
+
+
 def int64_schema(minimum: int = INT64_MIN, maximum: int = INT64_MAX) -> dict[str, Any]:
     """The JSON Schema of an integer within signed 64 bits (and `minimum`..`maximum`)."""
-    return {"type": "integer", "minimum": minimum, "maximum": maximum}
+    return int_schema(max(minimum, INT64_MIN), min(maximum, INT64_MAX))
 
 
 def scalar_schema(max_length: int | None = None) -> dict[str, Any]:
     """A JSON scalar the store can hold. JSON Schema compares values, not spellings: a whole
     number written as ``1e20`` is an integer to it, so it is refused like ``100000000000000000000``
     (the service itself accepts ``1e20``, a float)."""
-    text: dict[str, Any] = {"type": ["string", "boolean", "null"]}
+    text: dict[str, Any] = {"type": "string"}
     if max_length is not None:
         text["maxLength"] = max_length
     floats = {"type": "number", "not": {"type": "integer"}}
     finite = {**floats, "minimum": -MAX_FLOAT, "maximum": MAX_FLOAT}
-    return {"anyOf": [text, int64_schema(), finite]}
+    # One type per branch: ajv's strict mode warns about a list of types.
+    return {"anyOf": [text, {"type": "boolean"}, {"type": "null"}, int64_schema(), finite]}
 
 
 def _object_schema(values_ref: str) -> dict[str, Any]:

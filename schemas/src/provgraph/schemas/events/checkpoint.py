@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from provgraph.schemas.envelope import Event, Payload, Text
 from provgraph.schemas.events.common import Checksum, Count, JsonMap, Label, StorageUri
 from provgraph.schemas.ids import MAX_STEP, CheckpointId, RunKey, checkpoint_id
-from provgraph.schemas.limits import INT64_MAX
+from provgraph.schemas.limits import INT64_MAX, int_schema
 
 MIB = 1024 * 1024
 
-Step = Annotated[int, Field(ge=0, le=MAX_STEP)]
+Step = Annotated[int, Field(ge=0, le=MAX_STEP), WithJsonSchema(int_schema(0, MAX_STEP))]
 """A checkpoint's step: part of its default id, so at most 18 digits."""
 
 MAX_SAVE_SECONDS = 30 * 24 * 3600.0

@@ -17,8 +17,10 @@ from provgraph.schemas.limits import (
     check_free_json,
     check_key,
     check_scalar,
+    int_schema,
     scalar_schema,
 )
+from provgraph.schemas.patterns import SPACE, matches, whole
 
 # Hex length per algorithm; blake3 is its default 256-bit output.
 CHECKSUM_HEX_LENGTHS: dict[str, int] = {
@@ -30,11 +32,9 @@ CHECKSUM_HEX_LENGTHS: dict[str, int] = {
     "xxh64": 16,
 }
 DEFAULT_CHECKSUM_ALGORITHM = "sha256"
-CHECKSUM_RE = (
-    "^(?:" + "|".join(f"{a}:[0-9a-f]{{{n}}}" for a, n in CHECKSUM_HEX_LENGTHS.items()) + ")$"
-)
-STORAGE_URI_RE = r"^[A-Za-z][A-Za-z0-9+.-]*://[^\s]+$"
-EXACT_VERSION_RE = r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$"
+CHECKSUM_RE = whole("|".join(f"{a}:[0-9a-f]{{{n}}}" for a, n in CHECKSUM_HEX_LENGTHS.items()))
+STORAGE_URI_RE = whole(rf"[A-Za-z][A-Za-z0-9+.-]*://[^{SPACE}]+")
+EXACT_VERSION_RE = whole(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
 MAX_URI_CHARS = 4096
 """Longest URI (a signed URL included)."""
 MAX_VERSION_CHARS = 128
@@ -60,7 +60,7 @@ def _checksum(value: str) -> str:
 
 
 def _storage_uri(value: str) -> str:
-    if re.fullmatch(STORAGE_URI_RE, value) is None:
+    if not matches(STORAGE_URI_RE, value):
         raise PydanticCustomError(
             "storage_uri",
             "storage location '{value}' must be a URI with a scheme, "
@@ -71,7 +71,7 @@ def _storage_uri(value: str) -> str:
 
 
 def _exact_version(value: str) -> str:
-    if re.fullmatch(EXACT_VERSION_RE, value) is None:
+    if not matches(EXACT_VERSION_RE, value):
         raise PydanticCustomError(
             "exact_version",
             "'{value}' is not an exact version (no ranges such as '>=1.0' or '^2')",
@@ -140,9 +140,9 @@ MapKey = Annotated[str, AfterValidator(check_key), WithJsonSchema(KEY_SCHEMA)]
 Ratio = Annotated[float, Field(ge=0.0, le=1.0)]
 Finite = Annotated[float, Field(ge=-MAX_FLOAT, le=MAX_FLOAT)]
 """A finite float (the bounds put it in the JSON Schema too: no 1e999)."""
-Count = Annotated[int, Field(ge=0, le=INT64_MAX)]
+Count = Annotated[int, Field(ge=0, le=INT64_MAX), WithJsonSchema(int_schema(0, INT64_MAX))]
 """A non-negative integer within signed 64 bits."""
-Positive = Annotated[int, Field(ge=1, le=INT64_MAX)]
+Positive = Annotated[int, Field(ge=1, le=INT64_MAX), WithJsonSchema(int_schema(1, INT64_MAX))]
 """A positive integer within signed 64 bits."""
 Label = Annotated[str, Field(max_length=256)]
 """A short free label (an owner, a branch, a format): at most 256 characters."""

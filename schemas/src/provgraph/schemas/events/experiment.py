@@ -20,6 +20,7 @@ from provgraph.schemas.ids import (
     experiment_id,
     run_id,
 )
+from provgraph.schemas.patterns import whole
 
 
 class ExperimentCreatedPayload(Payload):
@@ -48,7 +49,7 @@ class CodeRef(ContractModel):
     """The code a run executed: repository, commit and whether the tree was dirty."""
 
     repo: str = Field(min_length=1, max_length=1024)
-    commit: str = Field(pattern=r"^[0-9a-f]{7,64}$")
+    commit: str = Field(pattern=whole("[0-9a-f]{7,64}"))
     dirty: bool
     branch: Label | None = None
     entrypoint: Annotated[str, Field(max_length=1024)] | None = None

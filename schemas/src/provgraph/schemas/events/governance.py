@@ -9,8 +9,11 @@ from pydantic import Field
 
 from provgraph.schemas.envelope import Event, Payload, Text, UtcDatetime
 from provgraph.schemas.ids import EntityId, ProjectSlug, project_id
+from provgraph.schemas.patterns import SPACE, whole
 
-Principal = Annotated[str, Field(pattern=r"^(user|group|service):[^\s\x00-\x1F\x7F]{1,256}$")]
+Principal = Annotated[
+    str, Field(pattern=whole(rf"(?:user|group|service):[^{SPACE}\x00-\x1F\x7F]{{1,256}}"))
+]
 """Who is granted access: ``user:<name>``, ``group:<name>`` or ``service:<name>`` (no spaces,
 no control characters: it becomes part of a property name, ``access.<principal>.<role>``)."""
 

@@ -115,8 +115,29 @@ ALLOWED_TRANSITIONS: dict[ModelStatus, frozenset[ModelStatus]] = {
 }
 
 
+def _transitions_schema() -> dict[str, Any]:
+    """`ALLOWED_TRANSITIONS` in JSON Schema: given `from_status`, which `to_status` may follow."""
+    rules: list[dict[str, Any]] = []
+    for before, after in ALLOWED_TRANSITIONS.items():
+        allowed = [s.value for s in ModelStatus if s in after]
+        # No status may follow a final one: `then` is the schema that nothing satisfies.
+        then: dict[str, Any] | bool = {"properties": {"to_status": {"enum": allowed}}}
+        rules.append(
+            {
+                "if": {
+                    "properties": {"from_status": {"const": before.value}},
+                    "required": ["from_status"],
+                },
+                "then": then if allowed else False,
+            }
+        )
+    return {"allOf": rules}
+
+
 class ModelVersionStatusChangedPayload(Payload):
     """A model version moves through its lifecycle. Subject: the model version id."""
+
+    model_config = ConfigDict(json_schema_extra=_transitions_schema())
 
     model_version: ModelVersionId
     from_status: ModelStatus | None = None

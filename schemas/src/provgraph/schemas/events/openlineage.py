@@ -25,6 +25,7 @@ from provgraph.schemas.events.common import JsonMap
 from provgraph.schemas.ids import (
     NAME_RE,
     PROJECT_RE,
+    RUN_KEY_RE,
     VERSION_RE,
     DatasetId,
     DatasetVersionId,
@@ -32,24 +33,30 @@ from provgraph.schemas.ids import (
     RunId,
     RunKey,
 )
+from provgraph.schemas.patterns import whole
 
 _HASH_CHARS = 8
 MAX_OL_NAME_CHARS = 1024
 """Longest OpenLineage namespace or name kept (as a property; a job's name is indexed)."""
 OlName = Annotated[str, Field(max_length=MAX_OL_NAME_CHARS)]
 _OL_NAME_SCHEMA = {"type": "string", "maxLength": MAX_OL_NAME_CHARS}
-_NAMED_JOB = {
-    "required": ["job"],
-    "properties": {
-        "job": {
-            "type": "object",
-            "required": ["namespace", "name"],
-            "properties": {"namespace": _OL_NAME_SCHEMA, "name": _OL_NAME_SCHEMA},
-        }
-    },
+_JOB_SCHEMA = {
+    "type": "object",
+    "required": ["namespace", "name"],
+    "properties": {"namespace": _OL_NAME_SCHEMA, "name": _OL_NAME_SCHEMA},
 }
+_NAMED_JOB = {"required": ["job"], "properties": {"job": _JOB_SCHEMA}}
 EventWithJob = Annotated[JsonMap, Field(json_schema_extra=_NAMED_JOB)]
-"""A verbatim OpenLineage run or job event: its job has a namespace and a name."""
+"""A verbatim OpenLineage job event: its job has a namespace and a name."""
+_RUN_SCHEMA = {
+    "type": "object",
+    "required": ["runId"],
+    "properties": {"runId": {"type": "string", "pattern": whole(RUN_KEY_RE)}},
+}
+_NAMED_RUN = {"required": ["job", "run"], "properties": {"job": _JOB_SCHEMA, "run": _RUN_SCHEMA}}
+EventWithRun = Annotated[JsonMap, Field(json_schema_extra=_NAMED_RUN)]
+"""A verbatim OpenLineage run event: a named job, and a run whose runId is the payload's
+`run_id` (that they are equal, JSON Schema cannot say)."""
 
 
 def _short_hash(value: str) -> str:
@@ -123,7 +130,7 @@ class OpenLineageDataset(ContractModel):
 class OpenLineageRunEventPayload(Payload):
     """An OpenLineage RunEvent. Subject: ``run:<runId>``."""
 
-    event: EventWithJob
+    event: EventWithRun
     run_id: RunKey
     state: RunState | None = None
     job: JobId

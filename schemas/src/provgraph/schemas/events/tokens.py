@@ -9,11 +9,12 @@ from pydantic import Field
 
 from provgraph.schemas.envelope import Event, Payload, Text
 from provgraph.schemas.ids import PrincipalName, principal_id
+from provgraph.schemas.patterns import whole
 
 SYSTEM_PROJECT = "provgraph-system"
 """The project token events carry: tokens belong to no lineage project."""
 
-TokenHash = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+TokenHash = Annotated[str, Field(pattern=whole("sha256:[0-9a-f]{64}"))]
 """``sha256:<64 lowercase hex>`` of the token text; the token itself is never stored."""
 
 

@@ -498,7 +498,7 @@ def test_the_authenticated_principal_is_stamped_beside_the_claimed_actor(
     assert shown == {
         "eventId": forged["event_id"],
         "actor": "user:the-ceo",
-        "principal": stored["principal"],
+        "principal": stack.names["writer-a"],  # stored as its node id, shown as issued
         "loggedAt": stored["logged_at"],
     }
 

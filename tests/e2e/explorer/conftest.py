@@ -23,10 +23,11 @@ from playwright.sync_api import Browser, sync_playwright
 from support.http_service import served
 
 from provgraph.cli.demo_story import demo_events
-from provgraph.ingest.projection import project_event
+from provgraph.ingest.projection import LogStamp, project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.query.app import create_app
 from provgraph.query.settings import QuerySettings
+from provgraph.schemas.ids import principal_id
 
 
 @pytest.fixture(scope="module")
@@ -64,12 +65,20 @@ def api(neo4j_endpoint: Any) -> Iterator[Api]:
 def stories(neo4j_driver: Driver, access: Any) -> Iterator[Stories]:
     tag = uuid.uuid4().hex[:8]
     demo, chain = f"t-explorer-{tag}", f"t-explorer-chain-{tag}"
-    events = [*demo_events(demo), *chain_story(chain)]
-    GraphWriter(neo4j_driver).write([project_event(e) for e in events])
+    # The sweep's events came through ingest, sent with the trainer's token: stamped with its
+    # Principal's id as ingest stamps them. The rest reached the log straight (actor only).
+    trainer = f"service:{demo}-trainer"
+    straight = {e.event_id for e in demo_events(demo, with_sweep=False)}
+    stamp = LogStamp(principal=principal_id(trainer))
+    records = [
+        project_event(e, None if e.event_id in straight else stamp) for e in demo_events(demo)
+    ]
+    records += [project_event(e) for e in chain_story(chain)]
+    GraphWriter(neo4j_driver).write(records)
     reader = access.token(f"service:{demo}-reader", grants={demo: ("reader",)})
     chain_reader = access.token(f"service:{chain}-reader", grants={chain: ("reader",)})
     try:
-        yield Stories(demo, chain, reader, chain_reader)
+        yield Stories(demo, chain, reader, chain_reader, trainer)
     finally:
         for project in (demo, chain):
             neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=project)

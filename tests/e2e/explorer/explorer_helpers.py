@@ -44,6 +44,7 @@ class Stories:
     chain: str  # the small chain story
     reader: str  # reads `demo` only
     chain_reader: str  # reads `chain` only
+    trainer: str  # the principal the demo's sweep came through ingest as, named as issued
 
 
 def chain_id(project: str, n: int) -> str:

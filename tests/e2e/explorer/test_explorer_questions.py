@@ -641,6 +641,13 @@ def test_digest_sections_are_the_answers(explorer: Explorer, api: Api, stories: 
     # What the demo holds: something in every section.
     assert all(digest[name] for name in _DIGEST_SECTIONS)
     assert _section_items("stalled", digest) == [f"run:{stories.demo}-demo-sft-005"]
+    # A person has one name: the principal ingest stamped is shown as its token was issued
+    # (never the Principal's node id `principal:service:...`), like the actor others claim.
+    assert explorer.texts('[data-digest-section="people"] tr[data-item] > td:first-child') == [
+        f"{stories.trainer} (principal)",
+        "user:demo (actor)",
+    ]
+    assert "principal:" not in explorer.page.inner_text("body")
 
     # "Copy as Markdown" copies the digest's own text.
     copy = explorer.page.get_by_role("button", name=re.compile("^Copy as Markdown"))

@@ -7,8 +7,9 @@ The story (project p; project q beside it):
 - model m: version 1 trained by a, served by deployment api; version 2 trained by b, served
   by canary.
 - feedback: F1 (03-06, api, v1: thumbs_up 0.8 and a timeouts incident, authenticated as
-  collector@corp), F2 (03-07, api, v1: thumbs_up 0.9), F3 (03-08, canary, v2: thumbs_up 0.5),
-  F4 (03-09, api, no version: thumbs_up 0.95). So api keeps F4's metrics and F1's incidents,
+  service:collector: stamped `principal:service:collector`, shown as issued), F2 (03-07, api,
+  v1: thumbs_up 0.9), F3 (03-08, canary, v2: thumbs_up 0.5), F4 (03-09, api, no version:
+  thumbs_up 0.95). So api keeps F4's metrics and F1's incidents,
   canary F3's metrics.
 - q holds one run named like p's, for the project filter and the project list.
 """
@@ -69,7 +70,7 @@ def story(neo4j_driver: Driver, project: str, other_project: str) -> dict[str, s
     for name, version in (("api", v1), ("canary", v2)):
         add("deployment.created", at(3), name=name, endpoint=f"https://{name}.test/m",
             environment="prod", serves=[{"model_version": version}])  # fmt: skip
-    add(FEEDBACK, at(6), "collector@corp", name="api", model_version=v1,
+    add(FEEDBACK, at(6), "principal:service:collector", name="api", model_version=v1,
         metrics={"thumbs_up": 0.8}, incidents=[TIMEOUTS])  # fmt: skip
     add(FEEDBACK, at(7), name="api", model_version=v1, metrics={"thumbs_up": 0.9})
     add(FEEDBACK, at(8), name="canary", model_version=v2, metrics={"thumbs_up": 0.5})
@@ -134,7 +135,7 @@ def test_feedback_lists_the_events_that_named_each_version(gql: Any, story: dict
          "deployment": api, "metrics": None, "incidents": None},
         # F2 replaced F1's metrics; no later feedback of api reported incidents.
         {"eventId": s["F1"], "at": stored(6), "actor": "user:test",
-         "principal": "collector@corp", "deployment": api, "metrics": None,
+         "principal": "service:collector", "deployment": api, "metrics": None,
          "incidents": [{**TIMEOUTS, "reference": None, "occurredAt": None}]},
     ]  # fmt: skip
     assert feedback[s["v2"]] == [

@@ -2,7 +2,8 @@
 `--json`, on a seeded story whose answers are worked out by hand below.
 
 The story (project p, March 2026, the window 03-01 12:00 to 03-08 12:00 UTC):
-- alice (principal alice@corp): run a of exp-a on 2 nodes x 8 devices starts 03-02 00:00,
+- alice (claims actor `alice`, ingest stamped `principal:user:alice`: shown `user:alice`, the
+  name her token was issued under): run a of exp-a on 2 nodes x 8 devices starts 03-02 00:00,
   saves at 00:30 (60 s), 01:00 (90 s), 01:30 (120 s), fails (OOM) at 01:50, resumes at 02:00,
   saves at 02:30 (60 s), is aborted at 02:40.
 - bob (actor only): run b of exp-a starts 03:00, saves at 03:20 (unmeasured), is resumed at
@@ -30,9 +31,10 @@ from support.stories import provgraph_cli as _cli
 from provgraph.ingest.projection import LogStamp, project_event
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import REGISTRY, Event
+from provgraph.schemas.ids import principal_id
 
 UNTIL = "2026-03-08T12:00:00Z"
-ALICE = ("user:alice", "alice@corp")
+ALICE = ("alice", principal_id("user:alice"))  # (the actor claimed, the stamp ingest wrote)
 BOB = ("user:bob", None)
 PLACEHOLDER = "Run completed; no conclusion was recorded (set run.conclusion)."
 
@@ -47,7 +49,8 @@ def stored(day: int, hhmm: str) -> str:
 
 
 class Story:
-    """Events of one project, written with the principal ingest would have stamped."""
+    """Events of one project, written with the principal ingest would have stamped (the
+    Principal's node id, as `ingest.events` stamps it)."""
 
     def __init__(self, project: str) -> None:
         self.p = project
@@ -203,7 +206,7 @@ def test_digest_through_graphql(gql: Any, story: str) -> None:
         return {"id": f"run:{p}-{key}"}
 
     assert alice == {
-        "person": "alice@corp", "basis": "principal",
+        "person": "user:alice", "basis": "principal",
         "started": [run("a"), run("d")], "finished": [],
         "failed": [{**run("a"), "error": {"type": "OOM"}}], "aborted": [run("a")],
         "running": [run("d")],
@@ -214,7 +217,7 @@ def test_digest_through_graphql(gql: Any, story: str) -> None:
         "failed": [{**run("c"), "error": {"type": "OOM"}}], "aborted": [],
         "running": [run("e")],
     }  # fmt: skip
-    assert d["stalled"] == [{"run": {"id": f"run:{p}-d", "person": "alice@corp"},
+    assert d["stalled"] == [{"run": {"id": f"run:{p}-d", "person": "user:alice"},
                              "idleSeconds": 4 * 3600.0}]  # fmt: skip
     assert d["repeatedFailures"] == [
         {"experiment": f"experiment:{p}/exp-a", "failures": 2, "errors": ["OOM"],
@@ -222,23 +225,31 @@ def test_digest_through_graphql(gql: Any, story: str) -> None:
     ]  # fmt: skip
     assert d["conclusionMissing"] == [run("b"), run("c")]
     assert d["datasetVersions"] == [
-        {"id": f"dataset:{p}/web@v2", "person": "alice@corp", "personBasis": "principal"}
+        {"id": f"dataset:{p}/web@v2", "person": "user:alice", "personBasis": "principal"}
     ]
     assert d["modelVersions"] == [{"id": f"model:{p}/m@1", "person": "user:bob"}]
     assert d["statusChanges"] == [
         {"id": f"model:{p}/m@1", "toStatus": "approved", "person": "user:bob"}
     ]
-    assert d["deployments"] == [{"id": f"deployment:{p}/api", "person": "alice@corp"}]
+    assert d["deployments"] == [{"id": f"deployment:{p}/api", "person": "user:alice"}]
     assert d["feedback"] == [
         {"id": f"deployment:{p}/api", "modelVersion": f"model:{p}/m@1", "person": "user:bob"}
     ]
     # a: 00:00 to 02:40 on 16 devices = 42.667; d: 24 h to its last event on 8 = 192.
     [by_person] = d["acceleratorHoursByPerson"]
-    assert by_person["key"] == "alice@corp"
+    assert by_person["key"] == "user:alice"
     assert by_person["acceleratorHours"] == pytest.approx(160 / 60 * 16 + 192)
     assert d["acceleratorHoursByProject"][0]["acceleratorHours"] == pytest.approx(234.6667, 1e-4)
     assert (d["runsWithoutResources"], d["truncated"]) == (3, False)
     assert f"- experiment:{p}/exp-a: 2 failures (OOM)" in d["markdown"]
+    assert "principal:" not in json.dumps(d)  # one form of a person's name, everywhere
+
+
+def test_history_shows_the_principal_as_issued(gql: Any, story: str) -> None:
+    result = gql(f'{{ history(id: "run:{story}-a") {{ items {{ eventType actor principal }} }} }}')
+    assert result.errors is None, result.errors
+    items = result.data["history"]["items"]
+    assert items and {(i["actor"], i["principal"]) for i in items} == {("alice", "user:alice")}
 
 
 def test_checkpoint_advice_through_graphql(gql: Any, story: str) -> None:
@@ -289,6 +300,11 @@ def test_digest_and_advice_through_the_cli(neo4j_endpoint: Any, story: str) -> N
     assert md.returncode == 0, md.stderr
     assert md.stdout.startswith(f"## Digest of {p}, 2026-03-01 12:00 → 2026-03-08 12:00 UTC")
     assert "### Stalled (no event for 5 h)\n- none" in md.stdout  # 4 h idle < 5 h
+    text = _cli(neo4j_endpoint, "digest", "--project", p, "--until", UNTIL)
+    assert text.returncode == 0, text.stderr
+    assert f"\n  user:alice started: a #1 (run:{p}-a) — OOM: " in text.stdout
+    assert [p["person"] for p in digest["people"]] == ["user:alice", "user:bob"]
+    assert "principal:" not in out.stdout + md.stdout + text.stdout
 
     advice = _cli(neo4j_endpoint, "advise-checkpoints", f"experiment:{p}/exp-a", "--json")
     assert advice.returncode == 0, advice.stderr

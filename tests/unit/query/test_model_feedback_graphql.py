@@ -48,7 +48,7 @@ RECORDS = {
         item(
             "e2",
             "2026-03-07T09:00:00.000000Z",
-            principal="collector@corp",
+            principal="principal:service:feedback-bot",  # stored: the Principal's node id
             deployment=DEPLOYMENT,
             metrics=encode_json({"thumbs_up": 0.7}),
             incidents=encode_json(INCIDENTS),
@@ -118,7 +118,7 @@ def test_every_version_of_an_answer_is_read_in_one_batch() -> None:
             "eventId": "e2",
             "at": "2026-03-07T09:00:00.000000Z",
             "actor": "service:collector",
-            "principal": "collector@corp",
+            "principal": "service:feedback-bot",  # shown as the token was issued
             "deployment": {"id": API, "name": "api"},
             "metrics": {"thumbs_up": 0.7},
             "incidents": [

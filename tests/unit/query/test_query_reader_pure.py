@@ -13,13 +13,16 @@ from provgraph.query.read.convert import (
     decode_cursor,
     edge_view,
     encode_cursor,
+    issued_name,
     label_of,
     node_view,
     rel_of,
     scope_params,
     uri_variants,
 )
+from provgraph.query.read.feedback_reads import feedback_record
 from provgraph.query.read.model import Direction, Scope
+from provgraph.query.read.reader import _history_entry
 from provgraph.schemas.graph import Label, Rel
 
 
@@ -130,3 +133,25 @@ def test_every_query_applies_the_scope_and_never_walks_bookkeeping() -> None:
         assert "($all OR" in query and ".project IN $projects)" in query
     for query in [cypher.lineage(d, 5) for d in Direction] + [cypher.impact(5), cypher.DERIVATION]:
         assert "TOUCHED" not in query and "AppliedEvent" not in query
+
+
+def test_a_stamped_principal_is_shown_as_issued() -> None:
+    # Stored: the Principal's node id, as ingest stamps it; shown: the name the token has.
+    assert issued_name("principal:user:ann") == "user:ann"
+    assert issued_name("principal:service:trainer") == "service:trainer"
+    assert issued_name("principal:group:ml-infra@corp") == "group:ml-infra@corp"
+    assert issued_name(issued_name("principal:user:ann")) == "user:ann"  # shown stays shown
+    # No stamp; a header written straight to Kafka that is no principal id: as it is.
+    assert [issued_name(s) for s in (None, "", "ann@corp", "principal:nobody")] == [
+        None, "", "ann@corp", "principal:nobody",
+    ]  # fmt: skip
+    assert issued_name("run:principal-1") == "run:principal-1"
+
+
+def test_history_and_feedback_show_the_issued_name() -> None:
+    row = {"event_id": "e1", "event_type": "run.started", "occurred_at": "t", "project": "p"}
+    entry = _history_entry({**row, "actor": "ann", "principal": "principal:user:ann"})
+    assert (entry.actor, entry.principal) == ("ann", "user:ann")
+    assert _history_entry(row).principal is None
+    item = {"event_id": "e2", "at": "t", "actor": "bot", "principal": "principal:service:bot"}
+    assert feedback_record(item).principal == "service:bot"

@@ -1,4 +1,7 @@
-"""The digest on plain data; every expected value is worked out by hand from the story."""
+"""The digest on plain data; every expected value is worked out by hand from the story.
+
+The records are what the reads hand over: a stamped principal named as issued (`user:alice`;
+the graph stores `principal:user:alice`, test_team_graphql_fake.py starts from that)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from provgraph.query.recipes.digest_render import render_digest
 from provgraph.query.recipes.team_service import parse_duration, parse_instant
 
 SINCE, UNTIL = "2026-03-01T12:00:00.000000Z", "2026-03-08T12:00:00.000000Z"
-ALICE = {"actor": "user:alice", "principal": "alice@corp"}  # the principal wins
+ALICE = {"actor": "alice", "principal": "user:alice"}  # the principal wins over the claim
 BOB = {"actor": "user:bob", "principal": None}  # no principal: the actor
 
 
@@ -77,7 +80,7 @@ def report() -> dict[str, Any]:
 def test_runs_by_person_principal_first(report: dict[str, Any]) -> None:
     alice, bob = report["people"]
     assert (alice["person"], alice["basis"], bob["person"], bob["basis"]) == (
-        "alice@corp", "principal", "user:bob", "actor",
+        "user:alice", "principal", "user:bob", "actor",
     )  # fmt: skip
     assert ids(alice["started"]) == ["run:r1", "run:r4", "run:r5"]
     assert ids(alice["finished"]) == ["run:r1"] and ids(alice["running"]) == ["run:r4", "run:r5"]
@@ -103,7 +106,7 @@ def test_accelerator_hours_within_the_window(report: dict[str, Any]) -> None:
     # hour of it inside the window). r3 and r5 recorded no devices.
     assert report["accelerator_hours"] == {
         "by_person": [
-            {"person": "alice@corp", "accelerator_hours": 224.0},
+            {"person": "user:alice", "accelerator_hours": 224.0},
             {"person": "user:bob", "accelerator_hours": 10.0},
         ],
         "by_project": [{"project": "p", "accelerator_hours": 234.0}],
@@ -113,7 +116,7 @@ def test_accelerator_hours_within_the_window(report: dict[str, Any]) -> None:
 
 def test_items_and_markdown(report: dict[str, Any]) -> None:
     [dataset] = report["dataset_versions"]
-    assert (dataset["id"], dataset["person"]) == ("dataset:p/web@v2", "alice@corp")
+    assert (dataset["id"], dataset["person"]) == ("dataset:p/web@v2", "user:alice")
     [change] = report["status_changes"]
     assert (change["to_status"], change["person"]) == ("approved", "user:bob")
     assert report["feedback"][0]["model_version"] == "model:p/m@1"
@@ -124,7 +127,7 @@ def test_items_and_markdown(report: dict[str, Any]) -> None:
     assert "### Stalled (no event for 2 h)\n- r4 (run:r4): no event for 4.0 h" in text
     assert "- experiment:p/a: 2 failures (OOM)" in text
     assert "- 2026-03-05 10:00 model:p/m@1 → approved changed by user:bob" in text
-    assert "- alice@corp: 224.0" in text
+    assert "- user:alice: 224.0" in text
     assert "### Deployments\n- none" in text
 
 

@@ -1,5 +1,6 @@
 """`digest` and `checkpointAdvice` through the GraphQL schema over a fake read session that
-answers records shaped as Neo4j's (resources as JSON text, status times as pairs)."""
+answers records shaped as Neo4j's (resources as JSON text, status times as pairs, the stamped
+principal as the Principal's node id)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,23 @@ from test_team_digest import ITEMS, RUNS
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read import cypher
 from provgraph.query.settings import QuerySettings
+from provgraph.schemas.ids import principal_id
+
+
+def _stamped(event: dict[str, Any]) -> dict[str, Any]:
+    """An event as stored: the principal ingest stamped is the Principal's node id."""
+    principal = event.get("principal")
+    return {**event, "principal": principal_id(principal) if principal else None}
 
 
 def _stored(run: dict[str, Any]) -> dict[str, Any]:
     resources = run.get("resources")
-    return {**run, "resources": json.dumps(resources) if resources else None}
+    lifecycle = [_stamped(e) for e in run["lifecycle"]]
+    return {
+        **run,
+        "resources": json.dumps(resources) if resources else None,
+        "lifecycle": lifecycle,
+    }
 
 
 class FakeSession:
@@ -30,7 +43,7 @@ class FakeSession:
     def run(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         self.params.append(params)
         if text == cypher.DIGEST:
-            items = [{**i, "status_at": sorted(i["status_at"].items())} for i in ITEMS]
+            items = [{**_stamped(i), "status_at": sorted(i["status_at"].items())} for i in ITEMS]
             return [{"runs": [_stored(r) for r in RUNS], "items": items}]
         found = params["target"] != "run:absent"
         return [{"found": found, "runs": [_stored(RUN_A), _stored(RUN_B)] if found else []}]
@@ -53,7 +66,8 @@ def test_digest_field_over_records() -> None:
         """{ digest(projects: ["p"], since: "7d", until: "2026-03-08T12:00:00Z") {
                since stalled { run { id } idleSeconds } conclusionMissing { id }
                statusChanges { toStatus } acceleratorHoursByPerson { key acceleratorHours }
-               runsWithoutResources markdown } }""",
+               people { person basis started { person personBasis } }
+               datasetVersions { person personBasis } runsWithoutResources markdown } }""",
         recipes,
     )
     assert result.errors is None, result.errors
@@ -63,9 +77,16 @@ def test_digest_field_over_records() -> None:
     assert d["conclusionMissing"] == [{"id": "run:r2"}, {"id": "run:r6"}]
     assert d["statusChanges"] == [{"toStatus": "approved"}]
     assert d["acceleratorHoursByPerson"] == [
-        {"key": "alice@corp", "acceleratorHours": 224.0},
+        {"key": "user:alice", "acceleratorHours": 224.0},
         {"key": "user:bob", "acceleratorHours": 10.0},
     ]
+    # Stored as `principal:user:alice`, shown as issued: the same form as the actor bob claims.
+    assert [(p["person"], p["basis"]) for p in d["people"]] == [
+        ("user:alice", "principal"), ("user:bob", "actor"),
+    ]  # fmt: skip
+    assert d["people"][0]["started"][0] == {"person": "user:alice", "personBasis": "principal"}
+    assert d["datasetVersions"] == [{"person": "user:alice", "personBasis": "principal"}]
+    assert "principal:" not in json.dumps(d)
     assert d["runsWithoutResources"] == 2 and d["markdown"].startswith("## Digest of p")
     [params] = recipes.session.params
     assert (params["asked"], params["until"]) == (["p"], "2026-03-08T12:00:00.000000Z")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import select
 import sys
 from collections.abc import Sequence
 
@@ -30,6 +32,10 @@ _AREAS = (
 )
 # Libraries whose warnings (retries, reconnects) a one-shot command explains in one line instead.
 _DRIVER_LOGGERS = ("neo4j", "kafka")
+READER_GONE = 141
+"""The exit code when the reader of stdout went away (`provgraph env-diff A B | head -3`):
+128 + SIGPIPE, what a shell reports for a Unix tool that signal ends (`yes | head -1`), so
+that `set -o pipefail` sees provgraph as it sees them, apart from its own 1, 2 and 3."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,7 +51,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; a known failure (a missing setting, a server that does not answer)
-    is one line on stderr and an exit code, never a traceback."""
+    is one line on stderr and an exit code, never a traceback. When the reader of stdout
+    goes away, the command stops there, silently, with `READER_GONE`."""
+    try:
+        try:
+            code = _run(argv)
+        except SystemExit:  # argparse's --help, --version and usage errors
+            _flush_stdout()
+            raise
+        _flush_stdout()
+        return code
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise  # a socket's, not stdout's: a failure worth its traceback
+        _discard_stdout()
+        return READER_GONE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     _quiet_driver_logs()
     try:
@@ -59,6 +82,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"provgraph: {failure.message}", file=sys.stderr)
         return failure.code
     return code
+
+
+def _flush_stdout() -> None:
+    """Write what is still buffered now, inside `main`'s guard: a reader gone shows here, not
+    as "Exception ignored" when the interpreter flushes stdout at exit."""
+    if sys.stdout is not None:  # None when started without a descriptor 1
+        sys.stdout.flush()
+
+
+def _stdout_closed() -> bool:
+    """True when stdout is a pipe or socket nobody reads any more: polling it reports an
+    error or a hang-up (True where it cannot be polled: a broken pipe is then stdout's)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+    except (AttributeError, OSError, ValueError):
+        return True
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def _discard_stdout() -> None:
+    """Point stdout's descriptor at the null device, so that the interpreter's last flush
+    of what the command left buffered writes nowhere instead of failing again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # no descriptor of its own: nothing is flushed to one at exit
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
 
 
 def _quiet_driver_logs() -> None:

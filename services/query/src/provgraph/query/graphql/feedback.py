@@ -44,7 +44,9 @@ class ModelFeedback:
     event_id: str
     at: str = strawberry.field(description="When it occurred (the event's `occurred_at`).")
     actor: str | None = strawberry.field(description="Who the client said recorded it.")
-    principal: str | None = strawberry.field(description="Who ingest authenticated for it.")
+    principal: str | None = strawberry.field(
+        description="Who ingest authenticated for it, named as the token was issued (`user:ann`)."
+    )
     deployment: DeploymentRef | None = strawberry.field(
         description="The deployment that recorded it (null when the caller may not read it)."
     )

@@ -74,8 +74,9 @@ class HistoryEntry:
     project: str = strawberry.field(description="The project of the event.")
     principal: str | None = strawberry.field(
         default=None,
-        description="The principal the ingest service authenticated for the event (`actor` "
-        "is what the client claimed); null for an event written straight to Kafka.",
+        description="The principal the ingest service authenticated for the event, named as "
+        "its token was issued (`user:ann`; `actor` is what the client claimed); null for an "
+        "event written straight to Kafka.",
     )
     logged_at: str | None = strawberry.field(
         default=None,

@@ -16,6 +16,11 @@ from provgraph.query.recipes.digest import DEFAULT_STALLED_AFTER_S
 from provgraph.query.recipes.digest_render import render_digest
 from provgraph.query.recipes.team_service import TeamQuestions, parse_duration, parse_instant
 
+PERSON = (
+    "Who: the principal ingest authenticated, named as its token was issued (`user:ann`), else "
+    "the actor the event claims (see the basis)."
+)
+
 
 @strawberry.type(description="The error that ended a run.")
 class DigestError:
@@ -30,7 +35,7 @@ class DigestRun:
     run_number: Long | None
     experiment: strawberry.ID | None
     status: str | None
-    person: str
+    person: str = strawberry.field(description=PERSON)
     person_basis: str = strawberry.field(description="principal | actor | none")
     started_at: str | None
     ended_at: str | None
@@ -62,7 +67,7 @@ def _runs(briefs: Any) -> list[DigestRun]:
 
 @strawberry.type(description="One person's runs in the window.")
 class DigestPerson:
-    person: str
+    person: str = strawberry.field(description=PERSON)
     basis: str = strawberry.field(description="principal | actor | none")
     started: list[DigestRun]
     finished: list[DigestRun]
@@ -94,8 +99,8 @@ class DigestItem:
     id: strawberry.ID | None
     name: str | None
     version: str | None
-    person: str
-    person_basis: str
+    person: str = strawberry.field(description=PERSON)
+    person_basis: str = strawberry.field(description="principal | actor | none")
     to_status: str | None
     model_version: str | None
 

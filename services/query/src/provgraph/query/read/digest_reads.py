@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from provgraph.query.read import cypher
-from provgraph.query.read.convert import scope_params
+from provgraph.query.read.convert import issued_name, scope_params
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
 from provgraph.schemas.storage import public_deep
@@ -43,13 +43,23 @@ class AdviceRecords:
     truncated: bool
 
 
-def _resources(run: dict[str, Any]) -> dict[str, Any]:
+def _run(stored: dict[str, Any]) -> dict[str, Any]:
+    """A run as the recipes read it: resources decoded, its events' principals as issued."""
+    run: dict[str, Any] = public_deep(stored)
     raw = run.get("resources")
     try:
         run["resources"] = json.loads(raw) if isinstance(raw, str) else None
     except ValueError:  # a malformed archive should not fail a whole answer
         run["resources"] = None
+    for event in run.get("lifecycle") or ():
+        _issued(event)
     return run
+
+
+def _issued(event: dict[str, Any]) -> dict[str, Any]:
+    """The event with its stamped principal named as issued (`convert.issued_name`)."""
+    event["principal"] = issued_name(event.get("principal"))
+    return event
 
 
 class DigestReads:
@@ -72,8 +82,8 @@ class DigestReads:
             "item_types": list(DIGEST_ITEM_TYPES),
         }
         (record,) = self._session.run(cypher.DIGEST, params)
-        runs = [_resources(public_deep(r)) for r in record["runs"]]
-        items = [_status_map(public_deep(i)) for i in record["items"]]
+        runs = [_run(r) for r in record["runs"]]
+        items = [_issued(_status_map(public_deep(i))) for i in record["items"]]
         truncated = len(runs) > limit or len(items) > limit
         return DigestRecords(runs[:limit], items[:limit], truncated)
 
@@ -89,7 +99,7 @@ class DigestReads:
             "lifecycle": list(cypher.RUN_LIFECYCLE),
         }
         (record,) = self._session.run(cypher.checkpoint_runs(kind), params)
-        runs = [_resources(public_deep(r)) for r in record["runs"]]
+        runs = [_run(r) for r in record["runs"]]
         found = bool(record["found"]) if kind != "project" else bool(runs)
         return AdviceRecords(found, runs[:limit], len(runs) > limit)
 

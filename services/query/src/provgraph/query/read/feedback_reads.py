@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from provgraph.query.read import cypher
-from provgraph.query.read.convert import node_view, scope_params
+from provgraph.query.read.convert import issued_name, node_view, scope_params
 from provgraph.query.read.model import NodeView, Scope
 from provgraph.query.read.session import ReadSession
 from provgraph.schemas.storage import json_key, version_key
@@ -80,7 +80,7 @@ def feedback_record(item: Mapping[str, Any]) -> FeedbackRecord:
         event_id=str(item["event_id"]),
         at=str(item["at"]),
         actor=item.get("actor"),
-        principal=item.get("principal"),
+        principal=issued_name(item.get("principal")),
         deployment=node_view(deployment) if deployment is not None else None,
         metrics=metrics if isinstance(metrics, dict) else None,
         incidents=(

@@ -20,6 +20,7 @@ from provgraph.query.read.convert import (
     edge_view,
     encode_cursor,
     graph_path,
+    issued_name,
     label_of,
     node_view,
     rel_of,
@@ -340,7 +341,7 @@ def _history_entry(row: dict[str, Any]) -> HistoryEntry:
         actor=row.get("actor"),
         subject=row.get("subject"),
         project=str(row["project"]),
-        principal=row.get("principal"),
+        principal=issued_name(row.get("principal")),
         logged_at=row.get("logged_at"),
     )
 

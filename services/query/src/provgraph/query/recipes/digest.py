@@ -11,7 +11,9 @@ Inputs are what `read.digest_reads.DigestReads.digest` returns:
   deployments and feedback recorded in the window.
 
 A person is the authenticated principal ingest stamped on the event when there is one, else
-the actor the event claims; a run belongs to whoever started it (its ``run.started``).
+the actor the event claims; a run belongs to whoever started it (its ``run.started``). The
+reads hand principals over named as issued (``user:ann``, `read.convert.issued_name`), the
+form actors claim too: one person, one name, whichever basis names them.
 """
 
 from __future__ import annotations

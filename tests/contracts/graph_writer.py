@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.ol_chain import Chain
+from support.ol_names import aliases
 from support.projection_story import Story
 from support.projection_workload import Workload
 
@@ -271,6 +272,17 @@ class GraphWriterContract(ABC):
         }
         assert inferred == chain.expected_used()
         assert self.fold(*events[::-1], batch=3) == expected  # readers before their writers
+
+    def test_a_dataset_named_by_references_keeps_the_names_its_writer_gave_in_any_order(
+        self,
+    ) -> None:
+        events = aliases(self.project)
+        expected = self.fold(*events)
+        assert all(self.fold(*order) == expected for order in permutations(events))
+        corpus = self.node(expected, f"dataset:{self.project}/corpus")
+        assert corpus["marquez_id"] == "dataset:lake:corpus"  # a later reference said lake-alias
+        source = self.node(expected, f"dataset:{self.project}/src")
+        assert (source["marquez_id"], source["placeholder"]) == ("dataset:lake:src", True)
 
     # -- the log's word: its time and principal ------------------------------------------------
 

@@ -12,7 +12,8 @@ functions; none of them spells a convention by hand.
 - Versions (last-writer-wins stamps) are text compared as strings: `<time>|<event_id>`. A node
   keeps the version of each property beside it as `_v_<property>`, a relationship its own as
   `_v`, a replaced relationship set its version as `_v_edges.<TYPE>`. Every name that starts
-  with `_v` is internal: readers never expose it.
+  with `_v` is internal: readers never expose it. What a mere reference says (the names an
+  OpenLineage input is known by) is versioned `!<time>|<event_id>`, below every event's own.
 - A nested value is canonical JSON text under `<name>_json`; the scalar leaves of a nested map
   are also copied, as `<prefix>.<key>[.<sub>]` (three levels at most), so that they can be
   filtered: a run's parameter `lr` is `param.lr`.
@@ -73,6 +74,13 @@ def format_time(value: datetime) -> str:
 def event_version(time: str, event_id: str) -> str:
     """The version of what one event wrote: its time, then its id (string order = both)."""
     return f"{time}|{event_id}"
+
+
+def mention_version(version: str) -> str:
+    """The version of what a reference says of an entity it does not write (the names it calls
+    it by): `!` sorts before every digit, so any event that writes the entity wins, and
+    references decide among themselves by their own versions."""
+    return f"!{version}"
 
 
 def rank_version(rank: int) -> str:

@@ -17,9 +17,16 @@ from provgraph.ingest.projection.mutations import (
     Target,
     Versioned,
 )
+from provgraph.ingest.projection.ownership import CLAIMED_LABELS
 from provgraph.schemas import Event, IdKind, parse_id
 from provgraph.schemas.graph import Label, Rel
-from provgraph.schemas.storage import Primitive, Value, event_version, rank_version
+from provgraph.schemas.storage import (
+    Primitive,
+    Value,
+    event_version,
+    mention_version,
+    rank_version,
+)
 from provgraph.schemas.storage import format_time as format_time  # re-exported: the fold's clock
 
 _LABELS: dict[IdKind, Label] = {
@@ -117,10 +124,18 @@ class Ctx:
             maxs={k: v for k, v in (maxs or {}).items() if v is not None},
         )
 
-    def ref(self, entity_id: str) -> NodeUpsert:
+    def ref(self, entity_id: str, names: Mapping[str, Value | None] | None = None) -> NodeUpsert:
         """A mention of another entity: a placeholder if it has not been seen yet. It writes
-        nothing, so it never claims the entity (`projection.ownership`)."""
-        return replace(self.node(entity_id), writes=False)
+        nothing an event of the entity's own says, so it never claims it
+        (`projection.ownership`). `names` are what the mention calls the entity (an
+        OpenLineage input's namespace and name): kept under `storage.mention_version`, so they
+        fill in what no event that wrote the entity said, and never change what one did. Only
+        an entity whose id names its project can be named so (a run's owner is its claimer)."""
+        if names and label_of(entity_id) in CLAIMED_LABELS:
+            raise ProjectionError(f"a reference cannot name {entity_id}: its owner claims it")
+        version = mention_version(self.version)
+        lww = {k: Versioned(version, v) for k, v in (names or {}).items() if v is not None}
+        return replace(self.node(entity_id), writes=False, lww=lww)
 
     def edge(
         self,

@@ -7,7 +7,10 @@ the writers: `projection.resolution`, asked for by `project_event`);
 (Run)-[:CHILD_OF]->(parent Run)-[:PART_OF]->(parent Job). Every event adds its inputs and
 outputs (a union), and run status only moves forward, so START, RUNNING, COMPLETE, FAIL and
 ABORT converge in any order; COMPLETE alone still yields a completed run. Inputs of another
-project than the job's are references only: their facets are not kept.
+project than the job's are references only: their facets are not kept, but the names they are
+known by are (OpenLineage namespace and name, Marquez id), so a dataset only ever read (a
+source) is a Marquez dataset like one written; a reference's names never override what an
+event that wrote the dataset said (`Ctx.ref`).
 """
 
 from __future__ import annotations
@@ -114,38 +117,54 @@ def _by_key(items: Any) -> dict[tuple[str, str], Mapping[str, Any]]:
     return {(str(d["namespace"]), str(d["name"])): d for d in items or () if isinstance(d, dict)}
 
 
+def _dataset_names(ds: OpenLineageDataset) -> dict[str, Value | None]:
+    """What a dataset is called, the same in every event that names it: its provgraph name,
+    OpenLineage namespace and name, and Marquez id."""
+    return {
+        "name": ds.dataset.split("/", 1)[1],
+        "ol_namespace": ds.namespace,
+        "ol_name": ds.name,
+        MARQUEZ_ID: marquez_id("dataset", ds.namespace, ds.name),
+    }
+
+
+def _version_names(ds: OpenLineageDataset, version: str) -> dict[str, Value | None]:
+    """What a version of `ds` is called: the dataset's names (no Marquez id) and its label."""
+    names = {k: v for k, v in _dataset_names(ds).items() if k != MARQUEZ_ID}
+    return {**names, "version": version.rsplit("@", 1)[1]}
+
+
 def _dataset(
     ctx: Ctx, ds: OpenLineageDataset, raw: Mapping[str, Any], *, defining: bool
 ) -> list[Mutation]:
     """The Dataset node, and the DatasetVersion node VERSION_OF it when a version is known."""
-    props: dict[str, Value | None] = {
-        "name": ds.dataset.split("/", 1)[1],
-        "ol_namespace": ds.namespace,
-        "ol_name": ds.name,
-        **dataset_props(raw),
-    }
-    marquez = {MARQUEZ_ID: marquez_id("dataset", ds.namespace, ds.name)}
-    out: list[Mutation] = [ctx.node(ds.dataset, defining=defining, props={**props, **marquez})]
+    facets = dataset_props(raw)
+    props = {**_dataset_names(ds), **facets}
+    out: list[Mutation] = [ctx.node(ds.dataset, defining=defining, props=props)]
     if ds.version is not None:
-        version = {**props, "version": ds.version.rsplit("@", 1)[1]}
+        version = {**_version_names(ds, ds.version), **facets}
         mins = {"created_at": ctx.time} if defining else None
         out.append(ctx.node(ds.version, defining=defining, props=version, mins=mins))
         out.append(ctx.edge(ds.version, Rel.VERSION_OF, ds.dataset))
     return out
 
 
+def _named(ctx: Ctx, ds: OpenLineageDataset) -> list[Mutation]:
+    """References to a dataset (and its version) by the names the event gives them."""
+    out: list[Mutation] = [ctx.ref(ds.dataset, _dataset_names(ds))]
+    if ds.version is not None:
+        out.append(ctx.ref(ds.version, _version_names(ds, ds.version)))
+        out.append(ctx.edge(ds.version, Rel.VERSION_OF, ds.dataset))
+    return out
+
+
 def _input(ctx: Ctx, ds: OpenLineageDataset, raw: Mapping[str, Any]) -> list[Mutation]:
     """An input of the event's own project keeps its facets; one of another project is only
-    referenced: reading a dataset gives no right to describe it (`projection.ownership`)."""
+    referenced by its names: reading a dataset gives no right to describe it
+    (`projection.ownership`)."""
     if parse_id(ds.dataset).project == ctx.event.project:
         return _dataset(ctx, ds, raw, defining=False)
-    if ds.version is None:
-        return [ctx.ref(ds.dataset)]
-    return [
-        ctx.ref(ds.dataset),
-        ctx.ref(ds.version),
-        ctx.edge(ds.version, Rel.VERSION_OF, ds.dataset),
-    ]
+    return _named(ctx, ds)
 
 
 @projects(OpenLineageRunEvent)
@@ -176,8 +195,21 @@ def _run_event(event: OpenLineageRunEvent) -> list[Mutation]:
             out.append(ctx.edge(ds.version, Rel.GENERATED_BY, me))
     out += ctx.linked(me, Rel.CHILD_OF, p.parent_run)
     if p.parent_run is not None and p.parent_job is not None:
-        out += ctx.linked(p.parent_run, Rel.PART_OF, p.parent_job)
+        names = _parent_job_names(raw["run"])
+        out += [ctx.ref(p.parent_job, names), ctx.edge(p.parent_run, Rel.PART_OF, p.parent_job)]
     return out
+
+
+def _parent_job_names(run: Mapping[str, Any]) -> dict[str, Value | None]:
+    """What the `parent` run facet calls the parent job: its name, namespace and Marquez id."""
+    parent = _facets(run).get("parent")
+    job = parent.get("job") if isinstance(parent, Mapping) else None
+    namespace, name = (
+        job.get(k) if isinstance(job, Mapping) else None for k in ("namespace", "name")
+    )
+    if not isinstance(namespace, str) or not isinstance(name, str):
+        return {}
+    return {"name": name, "ol_namespace": namespace, MARQUEZ_ID: marquez_id("job", namespace, name)}
 
 
 @projects(OpenLineageJobEvent)
@@ -190,7 +222,7 @@ def _job_event(event: OpenLineageJobEvent) -> list[Mutation]:
         "output_datasets": tuple(d.dataset for d in p.outputs) or None,
     }
     out: list[Mutation] = [ctx.node(p.job, defining=True, props=props)]
-    return out + [ctx.ref(d.dataset) for d in (*p.inputs, *p.outputs)]
+    return out + [ctx.ref(d.dataset, _dataset_names(d)) for d in (*p.inputs, *p.outputs)]
 
 
 @projects(OpenLineageDatasetEvent)

@@ -4,10 +4,14 @@ Answers from the OpenLineage `columnLineage` facets the graph keeps (each datase
 Marquez's shape: `{"graph": [{id, type: "DATASET_FIELD", data, inEdges, outEdges}]}`.
 
 - `nodeId` is Marquez's `dataset:<namespace>:<name>` or `datasetField:<namespace>:<name>:<field>`
-  (a `dataset:` id may name a field too: `dataset:<namespace>:<name>:<field>`), or a provgraph
-  dataset id. Namespaces hold `:` (`s3://lake`), so an id is never split blindly: the whole id
-  is looked up first (by `marquez_id`, then provgraph id), then the id without its last
-  `:<segment>`, which is then the field.
+  (a `dataset:` id may name a field too: `dataset:<namespace>:<name>:<field>`), a provgraph
+  dataset id, or Marquez's `job:<namespace>:<name>`: the columns of the datasets the job's
+  latest run wrote (`marquez/column_starts.py`). Namespaces hold `:` (`s3://lake`), so an id
+  is never split blindly: the whole id is looked up first (by `marquez_id`, then provgraph
+  id), then the id without its last `:<segment>`, which is then the field. A versioned id
+  (`...#<version>`) names no column here: only each dataset's latest facet is kept.
+- `depth` is any integer, as in Marquez (default 20), walked within 1 and the service's
+  `lineage_max_depth`.
 - Node ids are `datasetField:<namespace>:<name>:<field>` by OpenLineage names (a dataset born
   in provgraph: its project and name).
 - Edges are Marquez's column edges: a node's `inEdges` are `{origin: the node, destination:
@@ -26,13 +30,22 @@ from fastapi import APIRouter, Depends, Query, Request
 from provgraph.authz.web import authenticate
 from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.http.deps import ReaderDep, SettingsDep, scope_for
+from provgraph.query.http.deps import MarquezDep, ReaderDep, SettingsDep, scope_for
+from provgraph.query.http.marquez.column_starts import JOB, Walk, job_outputs, walk_all
+from provgraph.query.http.marquez.common import MARQUEZ_DEFAULT_DEPTH, Depth, walk_depth
+from provgraph.query.http.marquez.ids import is_marquez_id
 from provgraph.query.read.columns import OL_NAME, OL_NAMESPACE
-from provgraph.query.read.model import ColumnEdge, ColumnKey, ColumnLineage, Direction, NodeView
+from provgraph.query.read.model import (
+    ColumnEdge,
+    ColumnKey,
+    ColumnLineage,
+    Direction,
+    NodeView,
+    Scope,
+)
+from provgraph.query.read.ports import MarquezReads, ReadModel
 
-MARQUEZ_DEFAULT_DEPTH = 20
-"""Marquez's own default depth (bounded by the service's `lineage_max_depth`)."""
-DATASET, FIELD = "dataset:", "datasetField:"
+DATASET, FIELD, VERSION = "dataset:", "datasetField:", "#"
 
 router = APIRouter(prefix="/api/v1", tags=["marquez"], dependencies=[Depends(authenticate)])
 
@@ -41,37 +54,57 @@ router = APIRouter(prefix="/api/v1", tags=["marquez"], dependencies=[Depends(aut
 def get_column_lineage(
     request: Request,
     reader: ReaderDep,
+    marquez: MarquezDep,
     settings: SettingsDep,
     node_id: Annotated[str, Query(alias="nodeId", min_length=1)],
-    depth: Annotated[int | None, Query()] = None,
+    depth: Depth = None,
     with_downstream: Annotated[bool, Query(alias="withDownstream")] = False,
 ) -> dict[str, Any]:
-    """The column lineage of a dataset or of one of its fields, up to `depth` hops."""
-    maximum = settings.lineage_max_depth
-    depth = min(MARQUEZ_DEFAULT_DEPTH, maximum) if depth is None else depth
-    if not 1 <= depth <= maximum:
-        raise InvalidArgumentError(
-            f"depth must be between 1 and {maximum}, got {depth}", depth=depth, max_depth=maximum
-        )
+    """The column lineage of a dataset, of one of its fields, or of a job's outputs, up to
+    `depth` hops."""
     scope = scope_for(request)
-    candidates = root_candidates(node_id)
-    views = reader.datasets_by_key([key for key, _ in candidates], scope)
-    start = next(((v, f) for v, (_, f) in zip(views, candidates, strict=True) if v), None)
-    found = (
-        reader.column_lineage(
-            start[0].id,
-            scope,
-            field=start[1],
-            direction=Direction.BOTH if with_downstream else Direction.UPSTREAM,
-            depth=depth,
-            limit=settings.lineage_default_limit,
+    limit = settings.lineage_default_limit
+    hops = walk_depth(depth, MARQUEZ_DEFAULT_DEPTH, settings.lineage_max_depth)
+    direction = Direction.BOTH if with_downstream else Direction.UPSTREAM
+
+    def walk(dataset_id: str, field: str | None = None) -> ColumnLineage | None:
+        return reader.column_lineage(
+            dataset_id, scope, field=field, direction=direction, depth=hops, limit=limit
         )
-        if start is not None
-        else None
-    )
+
+    if node_id.startswith(JOB):
+        found = _of_job(node_id, reader, marquez, scope, walk, limit)
+    else:
+        candidates = root_candidates(node_id)
+        views = reader.datasets_by_key([key for key, _ in candidates], scope)
+        start = next(((v, f) for v, (_, f) in zip(views, candidates, strict=True) if v), None)
+        found = walk(start[0].id, start[1]) if start is not None else None
+    if found is None and VERSION in node_id:
+        raise InvalidArgumentError(
+            "nodeId names a version (#<version>): column lineage is served for the current "
+            "columns only (each dataset's latest columnLineage facet); ask without #<version>",
+            node_id=node_id,
+        )
     if found is None:
-        raise NotFoundError(f"no dataset or field {node_id!r}", node_id=node_id)
+        raise NotFoundError(f"no dataset, field or job {node_id!r}", node_id=node_id)
     return marquez_column_graph(found)
+
+
+def _of_job(
+    node_id: str,
+    reader: ReadModel,
+    marquez: MarquezReads,
+    scope: Scope,
+    walk: Walk,
+    limit: int,
+) -> ColumnLineage | None:
+    if not is_marquez_id(node_id):
+        raise _malformed(node_id)
+    found = job_outputs(node_id, reader, marquez, scope)
+    if found is None:
+        return None
+    job, outputs = found
+    return walk_all(job, outputs, walk, limit)
 
 
 def root_candidates(node_id: str) -> list[tuple[str, str | None]]:
@@ -95,7 +128,8 @@ def root_candidates(node_id: str) -> list[tuple[str, str | None]]:
 def _malformed(node_id: str) -> InvalidArgumentError:
     return InvalidArgumentError(
         "nodeId must be dataset:<namespace>:<name>[:<field>], "
-        "datasetField:<namespace>:<name>:<field> or a provgraph dataset id",
+        "datasetField:<namespace>:<name>:<field>, job:<namespace>:<name> "
+        "or a provgraph dataset id",
         node_id=node_id,
     )
 

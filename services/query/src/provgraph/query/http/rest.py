@@ -11,7 +11,8 @@ graph. The answer has Marquez's shape, `{"graph": [{id, type, data, inEdges, out
   (Model, ModelVersion), and CHECKPOINT, DEPLOYMENT, ENVIRONMENT for the rest;
 - around a job (or an experiment), as in Marquez, the answer holds what its runs read and
   wrote: the job's runs are walked upstream too, and every dataset version the job's runs
-  generated is shown with its dataset;
+  generated is shown with its dataset; around a dataset (or a version), every dataset version
+  is shown with its dataset, so the datasets downstream are there by their Marquez ids;
 - edges follow the data flow, as in Marquez: `origin` is the source and `destination` the
   derived node, so provgraph's (derived)-[:REL]->(source) becomes {origin: source,
   destination: derived}; `inEdges` of a node are the edges it is the destination of.
@@ -20,15 +21,16 @@ graph. The answer has Marquez's shape, `{"graph": [{id, type, data, inEdges, out
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Request
 
 from provgraph.authz.web import authenticate
 from provgraph.core.errors import NotFoundError
-from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.http.deps import MarquezDep, NodeIdParam, ReaderDep, SettingsDep, scope_for
+from provgraph.query.http.marquez.common import Depth, walk_depth
 from provgraph.query.http.marquez.ids import answer_id, is_marquez_id, name_of, namespace_of
+from provgraph.query.http.marquez_around import DATASET_TYPES, around_dataset
 from provgraph.query.read.model import Direction, EdgeView, Lineage, NodeView, Scope
 from provgraph.query.read.ports import ReadModel
 
@@ -56,16 +58,11 @@ def get_lineage(
     marquez: MarquezDep,
     settings: SettingsDep,
     node_id: NodeIdParam,
-    depth: Annotated[int | None, Query()] = None,
+    depth: Depth = None,
 ) -> dict[str, Any]:
-    """The lineage around `nodeId`, both directions, up to `depth` (default, max: settings)."""
-    depth = settings.lineage_default_depth if depth is None else depth
-    if not 1 <= depth <= settings.lineage_max_depth:
-        raise InvalidArgumentError(
-            f"depth must be between 1 and {settings.lineage_max_depth}, got {depth}",
-            depth=depth,
-            max_depth=settings.lineage_max_depth,
-        )
+    """The lineage around `nodeId`, both directions, up to `depth` (default: settings; any
+    integer, walked within 1 and the settings' maximum, as `walk_depth` reads it)."""
+    depth = walk_depth(depth, settings.lineage_default_depth, settings.lineage_max_depth)
     scope = scope_for(request)
     root = marquez.resolve_marquez_id(node_id, scope) if is_marquez_id(node_id) else node_id
     if root is None:
@@ -76,6 +73,8 @@ def get_lineage(
         raise NotFoundError(f"no node {node_id!r}", node_id=node_id)
     if lineage.root.type in JOB_TYPES:
         lineage = _around_job(lineage, reader, scope, depth, limit)
+    elif lineage.root.type in DATASET_TYPES:
+        lineage = around_dataset(lineage, reader, scope)
     return marquez_graph(lineage)
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from neo4j import Driver, Record
 
+from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read import cypher
-from provgraph.query.read.convert import bounded, label_of, node_view, scope_params
+from provgraph.query.read.convert import label_of, node_view, scope_params
 from provgraph.query.read.model import (
     DatasetDetail,
     JobDetail,
@@ -30,8 +31,10 @@ from provgraph.query.settings import QuerySettings
 from provgraph.schemas import storage
 from provgraph.schemas.graph import Label
 
-MAX_OFFSET = 1_000_000
-"""The largest `offset` of a list (past it, a caller narrows its question instead)."""
+MAX_OFFSET = 2**30
+"""An `offset` past this one is read as this one: past the end of any list (an empty page).
+Marquez's offsets are Java ints; this keeps `offset + limit` one too (Cypher's list slices
+take nothing larger), whatever the caller sends."""
 _MARQUEZ_LABELS = {"dataset": Label.DATASET, "job": Label.JOB}
 
 
@@ -48,8 +51,7 @@ class MarquezReader:
         return self._session.run(text, {**scope_params(scope), **params})
 
     def _slice(self, limit: int, offset: int) -> dict[str, int]:
-        size = bounded("limit", limit, self._settings.page_max_size)
-        return {"limit": size, "offset": bounded("offset", offset, MAX_OFFSET, minimum=0)}
+        return page_window(limit, offset, self._settings.page_max_size)
 
     def resolve_marquez_id(self, marquez_id: str, scope: Scope) -> str | None:
         """The provgraph id of the Dataset or Job whose `marquez_id` is `marquez_id`."""
@@ -142,11 +144,22 @@ class MarquezReader:
             "pattern": pattern,
             "kinds": [label_of(k).value for k in kinds],
             "by_update": by_update,
-            "limit": bounded("limit", limit, self._settings.page_max_size),
+            "limit": page_window(limit, 0, self._settings.page_max_size)["limit"],
         }
         record = self._read(cypher.MARQUEZ_SEARCH, scope, params)[0]
         items = tuple(node_view(n) for n in record["items"])
         return Slice(items=items, total=int(record["total"]))
+
+
+def page_window(limit: int, offset: int, ceiling: int) -> dict[str, int]:
+    """The SKIP/LIMIT of a page, as Marquez pages: any non-negative `limit` and `offset`; at most
+    `ceiling` items served (the total stays true), an offset past the end an empty page."""
+    for name, value in (("limit", limit), ("offset", offset)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidArgumentError(
+                f"{name} must be a non-negative integer, got {value!r}", {name: value}
+            )
+    return {"limit": min(limit, ceiling), "offset": min(offset, MAX_OFFSET)}
 
 
 def _keys(kind: str, namespace: str, name: str) -> dict[str, str]:

@@ -153,7 +153,8 @@ class ReadModel(Protocol):
 class MarquezReads(Protocol):
     """What the Marquez read API asks (`http/marquez/`), by Marquez's keys: a namespace (an
     OpenLineage namespace, or a provgraph project for what was born in provgraph) and a name.
-    Lists are offset pages (`limit`, `offset`) with their total; every read takes the caller's
+    Lists are offset pages (`limit`, `offset`: any non-negative integers, as Marquez takes them)
+    with their true total, at most `page_max_size` items served; every read takes the caller's
     `Scope`, like `ReadModel`'s: what the caller may not read does not exist."""
 
     def resolve_marquez_id(self, marquez_id: str, scope: Scope) -> str | None:

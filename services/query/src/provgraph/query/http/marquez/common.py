@@ -1,4 +1,10 @@
-"""What the Marquez routers share: the router factory, the page parameters, not-found."""
+"""What the Marquez routers share: the router factory, the page and depth parameters,
+not-found.
+
+Parameters take what Marquez takes: any non-negative `limit` and `offset`, any `depth`. Where
+provgraph keeps a ceiling (`PROVGRAPH_PAGE_MAX_SIZE` items a page, `PROVGRAPH_LINEAGE_MAX_DEPTH`
+hops), it serves at most that much and never refuses the question: a page keeps its true
+`totalCount`, a deeper walk is walked to the ceiling."""
 
 from __future__ import annotations
 
@@ -11,10 +17,22 @@ from provgraph.core.errors import NotFoundError
 from provgraph.query.http.marquez.paths import EncodedSegmentRoute
 
 DEFAULT_LIMIT = 100
-"""Marquez's default page size (bounded by `PROVGRAPH_PAGE_MAX_SIZE` in the reader)."""
+"""Marquez's default page size (served up to `PROVGRAPH_PAGE_MAX_SIZE` by the reader)."""
+MARQUEZ_DEFAULT_DEPTH = 20
+"""Marquez's default depth of its lineage and column-lineage walks."""
 
-Limit = Annotated[int, Query(ge=1)]
-Offset = Annotated[int, Query(ge=0)]
+Limit = Annotated[
+    int, Query(ge=0, description="items asked (at most PROVGRAPH_PAGE_MAX_SIZE served)")
+]
+Offset = Annotated[int, Query(ge=0, description="items skipped")]
+Depth = Annotated[int | None, Query(description="hops (walked up to PROVGRAPH_LINEAGE_MAX_DEPTH)")]
+
+
+def walk_depth(asked: int | None, default: int, maximum: int) -> int:
+    """The depth walked for Marquez's `depth`: `default` when absent, else `asked` within
+    [1, maximum]. Marquez takes any integer (0 and below: the start and its neighbours)."""
+    chosen = default if asked is None else asked
+    return max(1, min(chosen, maximum))
 
 
 def marquez_router() -> APIRouter:

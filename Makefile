@@ -4,6 +4,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
+MLFLOW_SERVER := .venv-mlflow/bin/mlflow
 # The parts of the workspace, lowest floor first: each is a source root (<part>/src/provgraph/...).
 PARTS := schemas clients/python services/core services/authz services/ingest services/query \
 	infra services/cli
@@ -16,7 +18,8 @@ UI_BUILT := web/dist/index.html
 UI_SOURCES := web/package.json web/package-lock.json web/index.html web/graphiql.html \
 	web/vite.config.ts web/tsconfig.json $(shell find web/src -type f 2>/dev/null)
 
-.PHONY: install system-deps infra-up up down wipe status logs test test-unit lint typecheck schemas bench clean ui
+.PHONY: install system-deps infra-up up down wipe status logs test test-unit lint typecheck schemas bench \
+	bench-deps clean ui dbt-venv
 
 install: $(STAMP) system-deps
 
@@ -58,6 +61,19 @@ $(UI_BUILT): $(UI_SOURCES)
 	cd web && npm ci --no-audit --no-fund && npm run build
 	touch $@
 
+# ajv (draft 2020-12, ajv-formats) as a JavaScript producer checks events against the JSON
+# Schemas: exactly the locked packages of schemas/ajv (npm ci); a test compares its answers
+# with Python's jsonschema and the service's (tests/integration/contract).
+.PHONY: schemas-js
+SCHEMAS_JS := schemas/ajv/node_modules/.package-lock.json
+schemas-js: $(SCHEMAS_JS)
+
+$(SCHEMAS_JS): schemas/ajv/package.json schemas/ajv/package-lock.json
+	@command -v node >/dev/null && command -v npm >/dev/null || \
+	  { echo "Node.js and npm are missing: install them (Debian: apt-get install nodejs npm)"; exit 1; }
+	cd schemas/ajv && npm ci --no-audit --no-fund
+	touch $@
+
 infra-up: install
 	$(BIN)/provgraph infra up
 
@@ -80,10 +96,24 @@ logs: install
 	$(BIN)/provgraph infra logs
 
 # The explorer's own unit tests (vitest) first, then every Python test (the browser tests of
-# tests/e2e/explorer drive Debian's Chromium against the build).
-test: infra-up ui
+# tests/e2e/explorer drive Debian's Chromium against the build; tests/e2e/test_bench_smoke.py
+# runs every benchmark part at a tiny scale, hence bench-deps).
+test: infra-up ui dbt-venv schemas-js bench-deps
 	cd web && npm test
 	$(WITH_ENV) $(BIN)/pytest $(PYTEST_ARGS)
+
+# dbt-core, dbt-duckdb and dbt-ol (openlineage-dbt) for the test of a real dbt project
+# (tests/e2e/test_openlineage_dbt.py), in a venv of their own: dbt pins older packages than
+# provgraph's venv holds (protobuf). dbt-core 1.12 builds a parser downloaded from outside
+# PyPI at install time, so the 1.11 line.
+DBT_VENV := .venv-dbt
+DBT_PACKAGES := 'dbt-core>=1.10,<1.12' 'dbt-duckdb>=1.9,<1.12' 'openlineage-dbt>=1.40,<2'
+dbt-venv: $(DBT_VENV)/.installed
+
+$(DBT_VENV)/.installed: Makefile
+	test -x $(DBT_VENV)/bin/python || $(PYTHON) -m venv $(DBT_VENV)
+	$(DBT_VENV)/bin/pip install -q $(DBT_PACKAGES)
+	touch $@
 
 test-unit: install
 	$(BIN)/pytest -m unit $(PYTEST_ARGS)
@@ -101,11 +131,20 @@ schemas: install
 
 # Private Kafka and Neo4j on free ports (the shared ones are not touched); BENCH_ARGS e.g.
 # "--scale 100000 --repeat 3" or "--only ingest,queries". Results: benchmarks/results/s<scale>/.
-bench: install
+bench: install bench-deps
+	PROVGRAPH_BENCH_MLFLOW=$(MLFLOW_SERVER) $(BIN)/python -m benchmarks $(BENCH_ARGS)
+
+# What the benchmarks need beside the workspace: the `bench` extra, and the MLflow tracking
+# server in a venv of its own (its server pins a graphql-core older than the query service needs).
+bench-deps: $(BENCH_STAMP) $(MLFLOW_SERVER)
+
+$(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install -q $(addprefix -e ,$(PARTS)) '.[dev,bench]'
-	test -x .venv-mlflow/bin/mlflow || { $(PYTHON) -m venv .venv-mlflow && \
-	  .venv-mlflow/bin/pip install -q 'mlflow>=2.14,<4'; }
-	PROVGRAPH_BENCH_MLFLOW=.venv-mlflow/bin/mlflow $(BIN)/python -m benchmarks $(BENCH_ARGS)
+	touch $@
+
+$(MLFLOW_SERVER):
+	$(PYTHON) -m venv .venv-mlflow
+	.venv-mlflow/bin/pip install -q 'mlflow>=2.14,<4'
 
 clean:
 	rm -rf .build .pytest_cache .mypy_cache .ruff_cache

@@ -26,10 +26,11 @@ from benchmarks import (
     bench_sdk,
     report,
 )
-from benchmarks.pipeline import Prepared, fill_topic
+from benchmarks.pipeline import Prepared, fill_topic, log_reference
 from benchmarks.report import Table, machine
 from benchmarks.servers import PrivateInfra
-from benchmarks.workload import build, query_roots
+from benchmarks.w1 import RUNS as W1_RUNS
+from benchmarks.workload import build, first_project_events, query_roots
 
 PARTS = ("ingest", "kafka", "queries", "explorer", "replay", "memory", "mlflow", "sdk")
 
@@ -49,6 +50,12 @@ def _args() -> argparse.Namespace:
         "--page-loads", type=int, default=15, help="timed page loads per explorer case"
     )
     parser.add_argument(
+        "--w1-runs",
+        type=int,
+        default=W1_RUNS,
+        help=f"runs in the mlflow part's W1 (default {W1_RUNS}: W1 itself; fewer for a smoke run)",
+    )
+    parser.add_argument(
         "--results",
         type=Path,
         default=None,
@@ -56,6 +63,9 @@ def _args() -> argparse.Namespace:
         " (default: benchmarks/results/s<scale>, e.g. s100000)",
     )
     args = parser.parse_args()
+    for name in ("scale", "repeat", "w1_runs"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
     unknown = set(args.only.split(",")) - set(PARTS)
     if unknown:
         parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
@@ -66,11 +76,11 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
     tables: list[Table] = []
     with PrivateInfra(home) as infra:
         print(f"private Kafka {infra.bootstrap}, Neo4j {infra.settings.neo4j_uri}", flush=True)
-        live, topic = 0.0, ""
+        live, topic, reference = 0.0, "", None
         if "ingest" in parts:
             result = bench_ingest.run(infra, data, args.repeat)
             tables += result.tables
-            live, topic = result.live_events_per_s, result.topic
+            live, topic, reference = result.live_events_per_s, result.topic, result.reference
         if not topic and parts & {"kafka", "replay", "memory"}:
             topic = fill_topic(infra, data, "backlog")
         if "kafka" in parts:
@@ -90,15 +100,20 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
         if "explorer" in parts:
             print("  explorer (Chromium)", flush=True)
             tables.append(bench_explorer.run(infra, *query_roots(data.events), args.page_loads))
-        if "replay" in parts:
-            print("  replay", flush=True)
-            tables.append(bench_replay.run_replay(infra, data, topic, live, args.repeat))
-        if "memory" in parts:
-            print("  memory", flush=True)
-            tables.append(bench_replay.run_memory(infra, data, topic))
+        if parts & {"replay", "memory"}:
+            # What rebuilding the topic must give: the fold of its log (ingest's, when it ran).
+            reference = reference or log_reference(infra, topic)
+            if "replay" in parts:
+                print("  replay", flush=True)
+                tables.append(
+                    bench_replay.run_replay(infra, data, topic, reference, live, args.repeat)
+                )
+            if "memory" in parts:
+                print("  memory", flush=True)
+                tables.append(bench_replay.run_memory(infra, data, topic, reference))
         if "mlflow" in parts:
             print("  mlflow (W1)", flush=True)
-            tables.append(bench_mlflow.run(infra, args.repeat))
+            tables.append(bench_mlflow.run(infra, args.repeat, args.w1_runs))
     return tables
 
 
@@ -114,6 +129,12 @@ def main() -> None:
     started = time.perf_counter()
     print(f"workload: {args.scale:,} events, seed {args.seed}", flush=True)
     data = Prepared.of(build(args.scale, args.seed))
+    if "queries" in parts and not query_roots(data.events)[0]:
+        sys.exit(
+            f"queries: {args.scale:,} events hold no whole project (no shipped model to trace);"
+            f" at seed {args.seed} the queries need --scale {first_project_events(args.seed)}"
+            " or more"
+        )
     tables: list[Table] = []
     if parts - {"sdk"}:
         home = Path(tempfile.mkdtemp(prefix="provgraph-bench-"))

@@ -9,7 +9,7 @@ import time
 
 import psutil
 
-from benchmarks.pipeline import Prepared, check_graph
+from benchmarks.pipeline import Prepared, Reference, check_graph
 from benchmarks.report import Table, line_plot, median, ratio
 from benchmarks.servers import PrivateInfra
 from provgraph.ingest.replay import replay
@@ -29,8 +29,11 @@ with GraphDatabase.driver(s.neo4j_uri, auth=(s.neo4j_user, s.neo4j_password)) as
 """
 
 
-def run_replay(infra: PrivateInfra, data: Prepared, topic: str, live: float, repeat: int) -> Table:
-    n, seconds = len(data.records), []
+def run_replay(
+    infra: PrivateInfra, data: Prepared, topic: str, reference: Reference, live: float, repeat: int
+) -> Table:
+    """`topic` holds the workload; `reference` is the fold of its log."""
+    n, seconds, check = len(data.records), [], ""
     for _ in range(repeat):
         infra.clear_graph()
         start = time.perf_counter()
@@ -38,7 +41,7 @@ def run_replay(infra: PrivateInfra, data: Prepared, topic: str, live: float, rep
         seconds.append(time.perf_counter() - start)
         if records != n:
             raise RuntimeError(f"replay read {records} records, expected {n}")
-        check_graph(infra, data.expected, "replay")
+        check = check_graph(infra, reference, "replay")
     rate = n / median(seconds)
     table = Table(
         "replay",
@@ -48,12 +51,13 @@ def run_replay(infra: PrivateInfra, data: Prepared, topic: str, live: float, rep
     table.add("replay (provgraph replay)", rate)
     table.add("live ingest (end to end)", live)
     table.ratios = {"replay/live": ratio(rate, live)}
-    table.extra = {"seconds": seconds}
+    table.extra = {"seconds": seconds, "graph_checks": {"replay": check}}
     return table
 
 
-def run_memory(infra: PrivateInfra, data: Prepared, topic: str) -> Table:
-    """Sample the projector process's RSS every 0.2 s while it works through `topic`."""
+def run_memory(infra: PrivateInfra, data: Prepared, topic: str, reference: Reference) -> Table:
+    """Sample the projector process's RSS every 0.2 s while it works through `topic` (whose
+    log folds to `reference`)."""
     infra.clear_graph()
     settings = infra.ingest_settings(topic)
     env = {
@@ -75,8 +79,8 @@ def run_memory(infra: PrivateInfra, data: Prepared, topic: str) -> Table:
         time.sleep(0.2)
     if proc.returncode != 0:
         raise RuntimeError(f"the projector process failed ({proc.returncode})")
-    check_graph(infra, data.expected, "projector through a backlog")
     elapsed = time.perf_counter() - start
+    check = check_graph(infra, reference, "projector through a backlog")
     # Growth after the first quarter: by then the imports are done and full batches flow.
     settled = rss[len(rss) // 4]
     table = Table(
@@ -90,6 +94,6 @@ def run_memory(infra: PrivateInfra, data: Prepared, topic: str) -> Table:
     table.add("RSS peak (MB)", max(rss))
     table.add("RSS at the end (MB)", rss[-1])
     table.ratios = {"RSS growth after the first quarter (MB)": round(max(rss) - settled, 1)}
-    table.extra = {"rss_mb": rss, "t_s": times}
+    table.extra = {"rss_mb": rss, "t_s": times, "graph_checks": {"projector": check}}
     line_plot("memory", table.title, {"RSS": (times, rss)}, "seconds", "MB")
     return table

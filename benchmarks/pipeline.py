@@ -1,5 +1,12 @@
 """The ways the same events reach Neo4j: end to end through Kafka and the projector, the raw
-UNWIND limit, the naive one-transaction-per-event projector; and the graph check."""
+UNWIND limit, the naive one-transaction-per-event projector; and the graph check.
+
+A reference is given the same inputs as the side it checks. A side fed through the log
+(end to end, replay, the projector through a backlog, W1) is compared with the fold of that
+log exactly as `provgraph verify` folds it (`expected_graph`: every record with its log stamp,
+`logged_at` and `principal`, through the projector's screens), computed after the timed part.
+Only the sides that never pass through the log (the UNWIND limit, the naive projector) are
+compared with the fold of the bare events."""
 
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ from provgraph.ingest.graphread import read_graph
 from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import EventMutations, project_event
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.verify import expected_graph, verify
 from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import Event
 
@@ -28,6 +36,20 @@ class BenchmarkError(Exception):
     """A benchmark's result failed its check: no time is reported for it."""
 
 
+FOLD_OF_LOG = "equal to the fold of the log"
+FOLD_OF_EVENTS = "equal to the fold of the events"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The graph a side must leave in Neo4j: its digest, what it is the fold of, and for the
+    fold of a log, that log's settings (a difference is then explained as `verify` does)."""
+
+    digest: str
+    what: str
+    log: IngestSettings | None = None
+
+
 @dataclass
 class Prepared:
     """The workload in every form the sides need, built before any clock starts."""
@@ -35,24 +57,38 @@ class Prepared:
     events: list[Event]
     records: list[tuple[bytes, bytes]]
     changes: list[EventMutations]
-    expected: str  # digest of the graph the pure projection folds in memory
+    bare: Reference  # the fold of the bare events: for the sides that bypass the log
 
     @classmethod
     def of(cls, events: list[Event]) -> Prepared:
         records = [(e.kafka_key(), e.to_json_bytes()) for e in events]
         changes = [project_event(e) for e in events]
-        return cls(events, records, changes, expected_digest(events))
+        return cls(events, records, changes, events_reference(events))
 
 
-def expected_digest(events: Sequence[Event]) -> str:
-    return MemoryGraph().fold(events).canonical().digest()
+def events_reference(events: Sequence[Event]) -> Reference:
+    """The fold of the bare events, as written straight to Neo4j (no log, no stamps)."""
+    return Reference(MemoryGraph().fold(events).canonical().digest(), FOLD_OF_EVENTS)
 
 
-def check_graph(infra: PrivateInfra, expected: str, what: str) -> None:
-    """The Neo4j graph must equal the in-memory fold of the same events, or nothing counts."""
+def log_reference(infra: PrivateInfra, topic: str) -> Reference:
+    """The fold of the log in `topic`, by `provgraph verify`'s own function: never timed."""
+    settings = infra.ingest_settings(topic)
+    return Reference(expected_graph(settings).digest(), FOLD_OF_LOG, settings)
+
+
+def check_graph(infra: PrivateInfra, reference: Reference, what: str) -> str:
+    """The Neo4j graph must equal the reference, or nothing counts; returns what it equals."""
     actual = read_graph(infra.driver).digest()
-    if actual != expected:
-        raise BenchmarkError(f"{what}: Neo4j graph {actual[:12]} != expected {expected[:12]}")
+    if actual != reference.digest:
+        detail = ""
+        if reference.log is not None:  # the first differences, as `provgraph verify` lists them
+            detail = ":\n  " + "\n  ".join(verify(reference.log, infra.driver)[:10])
+        raise BenchmarkError(
+            f"{what}: Neo4j graph {actual[:12]} is not {reference.what}"
+            f" ({reference.digest[:12]}){detail}"
+        )
+    return reference.what
 
 
 # -- producing --------------------------------------------------------------------------------

@@ -60,11 +60,12 @@ class W1:
     images: list[str]
 
     @classmethod
-    def make(cls, seed: int = 11) -> W1:
+    def make(cls, seed: int = 11, runs: int = RUNS) -> W1:
+        """W1 itself, or with `runs` runs (and models in the same proportion) for a smoke run."""
         rng = random.Random(seed)
         images = ["sha256:" + f"{rng.getrandbits(256):064x}" for _ in range(3)]
-        runs = []
-        for i in range(RUNS):
+        made = []
+        for i in range(runs):
             params = {f"p{j:02d}": str(round(rng.uniform(0, 1), 6)) for j in range(PARAMS)}
             run = W1Run(
                 key=f"w1-run-{i:03d}",
@@ -75,9 +76,9 @@ class W1:
                 validation=rng.choice(DATASETS[5:]),
                 metrics={m: [rng.random() for _ in range(STEPS)] for m in METRICS},
             )
-            runs.append(run)
-        chosen = sorted(rng.sample(range(RUNS), MODELS))
-        return cls(runs, [(n + 1, runs[i].key) for n, i in enumerate(chosen)], images)
+            made.append(run)
+        chosen = sorted(rng.sample(range(runs), max(1, MODELS * runs // RUNS)))
+        return cls(made, [(n + 1, made[i].key) for n, i in enumerate(chosen)], images)
 
     # -- the answers, from the definition --------------------------------------------------
 
@@ -121,10 +122,10 @@ class W1:
             emit(RunMetricsLogged, RunMetricsLoggedPayload(run_id=run.key, points=points))
             emit(RunCompleted, RunCompletedPayload(run_id=run.key, conclusion="done"))
         for number, key in self.models:
-            payload = ModelVersionRegisteredPayload(
+            registered = ModelVersionRegisteredPayload(
                 name=MODEL, version=str(number), produced_by_run=run_id(key)
             )
-            emit(ModelVersionRegistered, payload)
+            emit(ModelVersionRegistered, registered)
         return stream.events
 
     @staticmethod

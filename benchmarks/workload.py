@@ -258,6 +258,13 @@ def build(scale: int, seed: int = 7) -> list[Event]:
     return LlmWorkload(seed).build(scale)
 
 
+def first_project_events(seed: int = 7) -> int:
+    """Events in the workload's first whole project: the smallest scale with a shipped model."""
+    workload = LlmWorkload(seed)
+    workload.build(1)
+    return len(workload.stream.events)
+
+
 def query_roots(events: Sequence[Event], most: int = 5) -> tuple[list[str], list[str]]:
     """Start nodes of the queries, from projects whose last experiment shipped: the shipped
     model version (upstream) and the raw web-0 version the first cleaning read (downstream:

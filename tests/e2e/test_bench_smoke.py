@@ -1,0 +1,140 @@
+"""Every benchmark part at a tiny scale, as `make bench` runs it, so a change that breaks a
+benchmark fails here and not days later on a quiet machine.
+
+One `python -m benchmarks` process runs all parts against one private Kafka and Neo4j (started
+once on free loopback ports, as the benchmarks always do: they empty the database between
+sides, so they cannot share the stack the other tests use). The scale is the smallest round one
+holding a whole project of the workload (the queries trace its shipped model); one repeat, few
+samples, a W1 of 10 runs. No time is asserted: the figures of a loaded test machine mean
+nothing. What is asserted is that every part ran its own checks (graph, answers, drawn sets)
+and wrote its results with positive figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCALE = 2000  # the workload's first whole project is 1,682 events (seed 7)
+W1_RUNS = 10
+FOLD_OF_LOG = "equal to the fold of the log"
+FOLD_OF_EVENTS = "equal to the fold of the events"
+# part -> its results file (stem)
+FILES = {
+    "ingest": "ingest",
+    "kafka": "kafka_clients",
+    "queries": "queries",
+    "explorer": "explorer",
+    "replay": "replay",
+    "memory": "memory",
+    "mlflow": "mlflow_w1",
+    "sdk": "sdk",
+}
+# What each part's graph was checked against (the Kafka-fed sides: the fold of their log).
+GRAPH_CHECKS = {
+    "ingest": {"ours": FOLD_OF_LOG, "limit": FOLD_OF_EVENTS, "naive": FOLD_OF_EVENTS},
+    "replay": {"replay": FOLD_OF_LOG},
+    "memory": {"projector": FOLD_OF_LOG},
+    "mlflow": {"ours": FOLD_OF_LOG},
+}
+ROWS = {
+    "ingest": 3,
+    "kafka": 2,
+    "queries": 17,
+    "explorer": 2,
+    "replay": 2,
+    "memory": 5,
+    "mlflow": 2,
+    "sdk": 5,
+}
+# Differences, not figures: zero or below when noise outweighs them at this scale.
+SIGNED = {"RSS growth after the first quarter (MB)", "step overhead p50 (%)"}
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def _mlflow_server() -> str:
+    path = os.environ.get("PROVGRAPH_BENCH_MLFLOW") or str(ROOT / ".venv-mlflow/bin/mlflow")
+    assert Path(path).is_file(), f"no MLflow server at {path}: `make bench-deps` installs it"
+    return path
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results folder of one run of every part; the run's output on failure."""
+    out = tmp_path_factory.mktemp("bench")
+    # As `make bench` runs it: none of the shared stack's PROVGRAPH_* settings leak in.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}
+    env["PROVGRAPH_BENCH_MLFLOW"] = _mlflow_server()
+    argv = [
+        *(sys.executable, "-m", "benchmarks", "--scale", str(SCALE), "--repeat", "1"),
+        *("--samples", "2", "--page-loads", "1", "--w1-runs", str(W1_RUNS)),
+        *("--results", str(out / "results")),
+    ]
+    log = out / "bench.log"
+    with log.open("w") as sink:
+        code = subprocess.run(
+            argv, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT, timeout=840
+        ).returncode
+    if code != 0:
+        tail = "\n".join(log.read_text().splitlines()[-40:])
+        pytest.fail(f"python -m benchmarks exited {code}:\n{tail}")
+    return out / "results"
+
+
+def _load(results: Path, part: str) -> dict[str, Any]:
+    path = results / f"{FILES[part]}.json"
+    assert path.is_file(), f"{part}: no {path.name} in {sorted(p.name for p in results.iterdir())}"
+    assert (results / f"{FILES[part]}.md").is_file(), f"{part}: no Markdown table"
+    body: dict[str, Any] = json.loads(path.read_text())
+    return body
+
+
+def _figures(part: str, row: list[Any]) -> list[float]:
+    """The row's numbers; a query row without a hand-written side has no figure there."""
+    cells = row
+    if part == "queries" and row[-1] == "-":
+        cells = row[:7]
+    return [float(v) for v in cells if isinstance(v, int | float) and not isinstance(v, bool)]
+
+
+@pytest.mark.parametrize("part", list(FILES))
+def test_every_part_checks_and_writes_positive_figures(results: Path, part: str) -> None:
+    body = _load(results, part)
+    assert body["meta"]["scale"] == SCALE and body["meta"]["repeat"] == 1
+    rows = body["rows"]
+    assert len(rows) == ROWS[part], f"{part}: rows {rows}"
+    for row in rows:
+        figures = _figures(part, row)
+        assert figures, f"{part}: no figure in {row}"
+        assert all(math.isfinite(v) and v > 0 for v in figures), f"{part}: {row}"
+    ratios = {k: v for k, v in body["ratios"].items() if k not in SIGNED}
+    assert all(math.isfinite(v) and v > 0 for v in ratios.values()), f"{part}: {ratios}"
+
+
+@pytest.mark.parametrize("part", list(GRAPH_CHECKS))
+def test_graph_checks_compare_each_side_with_its_own_inputs(results: Path, part: str) -> None:
+    body = _load(results, part)
+    assert body["graph_checks"] == GRAPH_CHECKS[part]
+    if part == "ingest":
+        assert [row[-1] for row in body["rows"]] == [FOLD_OF_LOG, FOLD_OF_EVENTS, FOLD_OF_EVENTS]
+
+
+def test_answers_and_drawn_sets_were_checked(results: Path) -> None:
+    mlflow = _load(results, "mlflow")
+    assert f"W1 ({W1_RUNS} runs," in mlflow["title"]
+    assert [row[-1] for row in mlflow["rows"]] == ["100 checked", "100 checked"]
+    queries = _load(results, "queries")
+    lineage = [row for row in queries["rows"] if str(row[0]).startswith("lineage")]
+    assert len(lineage) == 10 and all(row[1] >= 1 for row in lineage)
+    explorer = _load(results, "explorer")
+    # The ~1,000-node case is the wide project's answer at depth 2: 1 + 2 x 500 nodes.
+    assert [row[2] for row in explorer["rows"]][1] == 1001

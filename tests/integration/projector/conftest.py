@@ -48,3 +48,17 @@ def projector_process(tmp_path: Path) -> Iterator[Callable[[IngestSettings], Pro
     yield make
     for process in made:
         process.kill()
+
+
+@pytest.fixture()
+def cli_env(settings: IngestSettings, monkeypatch: pytest.MonkeyPatch) -> IngestSettings:
+    """The settings, with the `provgraph` command line pointed at the same servers."""
+    endpoint = {
+        "PROVGRAPH_KAFKA_BOOTSTRAP": settings.kafka_bootstrap,
+        "PROVGRAPH_NEO4J_URI": settings.neo4j_uri,
+        "PROVGRAPH_NEO4J_USER": settings.neo4j_user,
+        "PROVGRAPH_NEO4J_PASSWORD": settings.neo4j_password,
+    }
+    for name, value in endpoint.items():
+        monkeypatch.setenv(name, value)
+    return settings

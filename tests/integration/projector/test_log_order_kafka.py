@@ -115,7 +115,7 @@ def test_replay_and_verify_over_partitions_larger_than_their_batch(
     settings: IngestSettings,
     neo4j_driver: Driver,
     project: str,
-    monkeypatch: pytest.MonkeyPatch,
+    cli_env: IngestSettings,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     events = Workload(project, 11).build(runs=1300, datasets=3)
@@ -125,14 +125,6 @@ def test_replay_and_verify_over_partitions_larger_than_their_batch(
     producer.flush()
     producer.close()
     assert len(events) > 2 * 5000 + 100
-    endpoint = {
-        "PROVGRAPH_KAFKA_BOOTSTRAP": settings.kafka_bootstrap,
-        "PROVGRAPH_NEO4J_URI": settings.neo4j_uri,
-        "PROVGRAPH_NEO4J_USER": settings.neo4j_user,
-        "PROVGRAPH_NEO4J_PASSWORD": settings.neo4j_password,
-    }
-    for name, value in endpoint.items():
-        monkeypatch.setenv(name, value)
 
     assert main(["replay", "--topic", settings.events_topic, "--force"]) == 0
     out = capfd.readouterr()

@@ -48,19 +48,11 @@ def test_verify_reports_a_tampered_graph_and_the_cli_exits_non_zero(
     neo4j_driver: Driver,
     project: str,
     produce: Produce,
-    monkeypatch: pytest.MonkeyPatch,
+    cli_env: IngestSettings,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     produce(settings, Workload(project, 4).build(runs=2), [])
     replay(settings, GraphWriter(neo4j_driver), require_empty=False)
-    endpoint = {
-        "PROVGRAPH_KAFKA_BOOTSTRAP": settings.kafka_bootstrap,
-        "PROVGRAPH_NEO4J_URI": settings.neo4j_uri,
-        "PROVGRAPH_NEO4J_USER": settings.neo4j_user,
-        "PROVGRAPH_NEO4J_PASSWORD": settings.neo4j_password,
-    }
-    for name, value in endpoint.items():
-        monkeypatch.setenv(name, value)
     args = ["verify", "--topic", settings.events_topic, "--project", project]
     assert main(args) == 0
     neo4j_driver.execute_query(

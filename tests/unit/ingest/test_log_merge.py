@@ -5,26 +5,15 @@ order, and holds at most one read (at most a batch) a partition beside the batch
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 import pytest
 from kafka import TopicPartition
+from support.log_records import Rec
 
 from provgraph.ingest.log_order import merge_partitions
 from provgraph.ingest.ports import LogRecord
 
 pytestmark = pytest.mark.unit
-
-
-@dataclass(frozen=True)
-class Rec:
-    partition: int
-    offset: int
-    timestamp: int
-    topic: str = "events"
-    key: bytes | None = None
-    value: bytes | None = None
-    headers: tuple[tuple[str, bytes], ...] = ()
 
 
 class FakeLog:

@@ -3,9 +3,8 @@ screen judging a poll batch in that order whatever order the partitions were pol
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pytest
+from support.log_records import Rec
 
 from provgraph.ingest.log_order import in_log_order
 from provgraph.ingest.memory_graph import MemoryGraph
@@ -16,17 +15,6 @@ from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.events.run import RunCompletedPayload
 
 pytestmark = pytest.mark.unit
-
-
-@dataclass(frozen=True)
-class Rec:
-    partition: int
-    offset: int
-    timestamp: int
-    topic: str = "events"
-    key: bytes | None = None
-    value: bytes | None = None
-    headers: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 def test_partitions_merge_by_time_and_keep_their_own_order() -> None:

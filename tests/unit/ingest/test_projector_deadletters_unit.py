@@ -12,6 +12,7 @@ from support.projection_story import Story
 from provgraph.client.kafka_log import Record as LogRecordOut
 from provgraph.ingest.batch import Parsed, parse_records
 from provgraph.ingest.deadletter import headers_for
+from provgraph.ingest.deadletter_cli import describe_letter
 from provgraph.ingest.projection import EventMutations, project_event
 from provgraph.ingest.projection.mutations import EdgeUpsert, NodeUpsert, Versioned
 from provgraph.ingest.redrive import DeadLetter, redrive, understood
@@ -93,6 +94,12 @@ def test_a_letter_says_its_reason_error_and_source_and_gives_back_the_record_as_
     assert (got.reason, got.error, got.source) == ("contract", "not an event", where)
     record: LogRecordOut = got.record()
     assert record == (b"key", b"{}", [("provgraph-principal", b"principal:user:a")])
+
+
+def test_a_listed_letter_names_its_principal_as_issued_and_keeps_its_record_as_stamped() -> None:
+    shown = describe_letter(letter(b"{}", ValueError("bad")))
+    assert "principal: user:a\n" in shown
+    assert "principal:user" not in shown
 
 
 def test_letters_written_before_reason_headers_get_their_reason_from_the_error_class() -> None:

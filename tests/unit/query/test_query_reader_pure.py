@@ -13,7 +13,6 @@ from provgraph.query.read.convert import (
     decode_cursor,
     edge_view,
     encode_cursor,
-    issued_name,
     label_of,
     node_view,
     rel_of,
@@ -23,6 +22,7 @@ from provgraph.query.read.convert import (
 from provgraph.query.read.feedback_reads import feedback_record
 from provgraph.query.read.model import Direction, Scope
 from provgraph.query.read.reader import _history_entry
+from provgraph.schemas import issued_name
 from provgraph.schemas.graph import Label, Rel
 
 

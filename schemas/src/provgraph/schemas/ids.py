@@ -254,6 +254,20 @@ def principal_id(principal: str) -> str:
     return f"principal:{_segment('principal', PRINCIPAL_RE, principal)}"
 
 
+def issued_name(stamp: str | None) -> str | None:
+    """The principal ingest stamped on an event, named as its token was issued: the log and
+    the graph keep the Principal's id (``principal:user:ann``), everything shown to people
+    says ``user:ann``, the form of `provgraph token create`, the grants and the actors events
+    claim. A stamp that is no principal id (a header written straight to Kafka) stays as it is."""
+    if not stamp:
+        return stamp
+    try:
+        parsed = parse_id(stamp)
+    except InvalidIdError:
+        return stamp
+    return parsed.parts[0] if parsed.kind is IdKind.PRINCIPAL else stamp
+
+
 def _expect(*kinds: IdKind) -> AfterValidator:
     def check(value: str) -> str:
         parsed = parse_id(value)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from provgraph.client.eventlog import PRINCIPAL_HEADER
 from provgraph.ingest.settings import IngestSettings
+from provgraph.schemas import issued_name
 
 if TYPE_CHECKING:  # the Kafka clients load only when a command runs
     from provgraph.ingest.redrive import DeadLetter, Redriven
@@ -52,7 +53,8 @@ def _show(args: argparse.Namespace) -> int:
 
 def describe_letter(letter: DeadLetter) -> str:
     """A dead letter in a few lines: position, reason, error, key, principal, value."""
-    principal = letter.header.get(PRINCIPAL_HEADER, b"-").decode("utf-8", "replace")
+    stamp = letter.header.get(PRINCIPAL_HEADER, b"-").decode("utf-8", "replace")
+    principal = issued_name(stamp)  # as the token was issued, like everywhere it is shown
     key = (letter.key or b"-").decode("utf-8", "replace")
     value = (letter.value or b"").decode("utf-8", "replace")
     if len(value) > _VALUE_CHARS:

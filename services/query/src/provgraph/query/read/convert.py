@@ -16,9 +16,7 @@ from typing import Any
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import EdgeView, GraphPath, NodeView, Scope
 from provgraph.schemas import storage
-from provgraph.schemas.errors import InvalidIdError
 from provgraph.schemas.graph import Label, Rel
-from provgraph.schemas.ids import IdKind, parse_id
 
 _LABELS = {label.value: label for label in Label if label is not Label.ENTITY}
 _RELS = {rel.value: rel for rel in Rel}
@@ -45,20 +43,6 @@ def node_view(node: Any) -> NodeView:
 def _kind(labels: frozenset[str]) -> str:
     """The node's type: the first of its labels (by name) that is a lineage type."""
     return next((label for label in sorted(labels) if label in _LABELS), Label.ENTITY.value)
-
-
-def issued_name(stamp: str | None) -> str | None:
-    """The principal ingest stamped on an event, named as its token was issued: the log and
-    the graph keep the Principal's node id (``principal:user:ann``), every answer shows
-    ``user:ann``, the form of `provgraph token create`, the grants and the actors events claim.
-    A stamp that is no principal id (a header written straight to Kafka) is shown as it is."""
-    if not stamp:
-        return stamp
-    try:
-        parsed = parse_id(stamp)
-    except InvalidIdError:
-        return stamp
-    return parsed.parts[0] if parsed.kind is IdKind.PRINCIPAL else stamp
 
 
 def edge_view(row: Mapping[str, Any]) -> EdgeView:

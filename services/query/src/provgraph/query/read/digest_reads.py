@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from provgraph.query.read import cypher
-from provgraph.query.read.convert import issued_name, scope_params
+from provgraph.query.read.convert import scope_params
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
+from provgraph.schemas import issued_name
 from provgraph.schemas.storage import public_deep
 
 DIGEST_ITEM_TYPES = (
@@ -57,7 +58,7 @@ def _run(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def _issued(event: dict[str, Any]) -> dict[str, Any]:
-    """The event with its stamped principal named as issued (`convert.issued_name`)."""
+    """The event with its stamped principal named as issued (`schemas.issued_name`)."""
     event["principal"] = issued_name(event.get("principal"))
     return event
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from provgraph.query.read import cypher
-from provgraph.query.read.convert import issued_name, node_view, scope_params
+from provgraph.query.read.convert import node_view, scope_params
 from provgraph.query.read.model import NodeView, Scope
 from provgraph.query.read.session import ReadSession
+from provgraph.schemas import issued_name
 from provgraph.schemas.storage import json_key, version_key
 
 FEEDBACK_EVENT = "deployment.feedback.recorded"

@@ -20,7 +20,6 @@ from provgraph.query.read.convert import (
     edge_view,
     encode_cursor,
     graph_path,
-    issued_name,
     label_of,
     node_view,
     rel_of,
@@ -41,6 +40,7 @@ from provgraph.query.read.model import (
 )
 from provgraph.query.read.session import ReadSession
 from provgraph.query.settings import QuerySettings
+from provgraph.schemas import issued_name
 from provgraph.schemas.storage import param_key
 
 _NEIGHBOUR_ARROWS = {

@@ -12,7 +12,7 @@ Inputs are what `read.digest_reads.DigestReads.digest` returns:
 
 A person is the authenticated principal ingest stamped on the event when there is one, else
 the actor the event claims; a run belongs to whoever started it (its ``run.started``). The
-reads hand principals over named as issued (``user:ann``, `read.convert.issued_name`), the
+reads hand principals over named as issued (``user:ann``, `provgraph.schemas.issued_name`), the
 form actors claim too: one person, one name, whichever basis names them.
 """
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,3 +26,16 @@ JSON Schema validator cannot (docs/events.md lists these rules)."""
 def load(path: Path) -> Any:
     """The JSON of an example file."""
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def schema_patterns(node: Any) -> Iterator[str]:
+    """Every `pattern` string in a JSON Schema document, at any depth."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "pattern" and isinstance(value, str):
+                yield value
+            else:
+                yield from schema_patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from schema_patterns(value)

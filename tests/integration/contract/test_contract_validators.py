@@ -19,7 +19,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from support.contract_examples import INVALID, MODEL_ONLY, ROOT, SCHEMA_DIR, VALID, load
+from support.contract_examples import (
+    INVALID,
+    MODEL_ONLY,
+    ROOT,
+    SCHEMA_DIR,
+    VALID,
+    load,
+    schema_patterns,
+)
 from support.contract_readers import Where, ajv, get, texts, verdicts, with_value
 
 from provgraph.schemas.events.model import ALLOWED_TRANSITIONS, ModelStatus
@@ -209,20 +217,10 @@ def test_a_float_beyond_64_bits_is_refused_by_the_schema_alone() -> None:
 # ---- the patterns themselves -----------------------------------------------------------------
 
 
-def _patterns(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "pattern" and isinstance(value, str):
-                yield value
-            else:
-                yield from _patterns(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _patterns(value)
-
-
 def test_every_pattern_of_the_schemas_reads_the_same_in_python_and_ecma_262() -> None:
-    patterns = sorted({p for path in SCHEMA_DIR.glob("*.json") for p in _patterns(load(path))})
+    patterns = sorted(
+        {p for path in SCHEMA_DIR.glob("*.json") for p in schema_patterns(load(path))}
+    )
     seeds = sorted({get(load(p), at) for p in VALID for at in texts(load(p))})
     probes = sorted(
         {

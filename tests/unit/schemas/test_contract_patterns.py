@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
+from support.contract_examples import schema_patterns
 
 from provgraph.schemas.envelope import UtcDatetime
 from provgraph.schemas.jsonschema_gen import SCHEMA_DIR
@@ -24,20 +23,8 @@ pytestmark = pytest.mark.unit
 _TIME = TypeAdapter(UtcDatetime)
 
 
-def _patterns(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "pattern" and isinstance(value, str):
-                yield value
-            else:
-                yield from _patterns(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _patterns(value)
-
-
 PATTERNS = sorted(
-    {p for path in SCHEMA_DIR.glob("*.json") for p in _patterns(json.loads(path.read_text()))}
+    {p for path in SCHEMA_DIR.glob("*.json") for p in schema_patterns(json.loads(path.read_text()))}
 )
 
 

@@ -16,11 +16,9 @@ from neo4j import Driver
 from benchmarks.gql import GraphQL
 from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, line_plot, percentile, ratio
-from provgraph.query.read import cypher
-from provgraph.query.read.compare_reads import CompareReads
+from provgraph.query.read import graph_cypher as cypher
 from provgraph.query.read.convert import node_view
-from provgraph.query.read.cypher import LINEAGE_RELS
-from provgraph.query.read.digest_reads import DigestReads
+from provgraph.query.read.graph_cypher import LINEAGE_RELS
 from provgraph.query.read.model import Direction, Scope
 from provgraph.query.recipes.best_env_service import BestAndEnvironments
 from provgraph.query.recipes.compare_service import Comparisons
@@ -104,13 +102,13 @@ class Sides:
     def recipes(self, kind: str, a: str, b: str) -> dict[str, Callable[[], Any]]:
         everything = Scope.everything()
         if kind == "compare":  # a: an experiment id
-            reads = CompareReads(self.gql.recipes.session, everything)
+            compare = Comparisons(self.gql.readers.compare, 500).compare
             return {
                 "graphql": lambda: self.gql.execute(_GQL_COMPARE, e=a),
-                "raw (recipes via driver)": lambda: Comparisons(reads, 500).compare(experiment=a),
+                "raw (recipes via driver)": lambda: compare(everything, experiment=a),
             }
         if kind == "best":  # a: a model id
-            best = BestAndEnvironments(self.gql.recipes).best
+            best = BestAndEnvironments(self.gql.readers.best_env, self.gql.recipes).best
             return {
                 "graphql": lambda: self.gql.execute(_GQL_BEST, m=a),
                 "raw (recipes via driver)": lambda: best(
@@ -118,15 +116,17 @@ class Sides:
                 ),
             }
         if kind in ("digest", "advise-checkpoints"):  # a: a project, an experiment id
-            team = TeamQuestions(DigestReads(self.gql.recipes.session, everything), 1000)
+            team = TeamQuestions(self.gql.readers.digest, 1000)
             if kind == "digest":
                 return {
                     "graphql": lambda: self.gql.execute(_GQL_DIGEST, p=a),
-                    "raw (recipes via driver)": lambda: team.digest([a], since_s=3650 * 86400.0),
+                    "raw (recipes via driver)": lambda: team.digest(
+                        [a], everything, since_s=3650 * 86400.0
+                    ),
                 }
             return {
                 "graphql": lambda: self.gql.execute(_GQL_ADVICE, e=a),
-                "raw (recipes via driver)": lambda: team.advise_checkpoints(target=a),
+                "raw (recipes via driver)": lambda: team.advise_checkpoints(everything, target=a),
             }
         if kind == "diff":
             return {

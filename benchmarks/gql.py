@@ -8,7 +8,7 @@ from typing import Any
 from neo4j import Driver
 
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.reader import GraphReader
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
@@ -19,13 +19,13 @@ class GraphQL:
 
     def __init__(self, driver: Driver) -> None:
         self.settings = QuerySettings()
-        self.reader = GraphReader(driver, settings=self.settings)
-        self.recipes = Recipes(driver)
+        self.readers = neo4j_readers(driver, settings=self.settings)
+        self.recipes = Recipes(self.readers.recipes)
         self.schema = make_schema(self.settings)
         self.loop = asyncio.new_event_loop()
 
     def execute(self, query: str, **variables: Any) -> dict[str, Any]:
-        context = make_context(self.settings, self.reader, self.recipes)
+        context = make_context(self.settings, self.readers, self.recipes)
         result = self.loop.run_until_complete(
             self.schema.execute(query, variable_values=variables, context_value=context)
         )

@@ -1,8 +1,9 @@
-"""An in-memory ReadModel: the graph in lists, answered as `GraphReader` answers it over Neo4j.
+"""An in-memory ReadModel (and the column walk's reads, `FakeColumnReads`): the graph in lists,
+answered as `GraphReader` answers it over Neo4j.
 
 Scope and `asOf` are applied exactly where the reader's Cypher applies them (every node returned
 or walked through, every relationship stepped over), so the GraphQL unit tests over this fake
-can catch a leak between projects. `tests/read_model_contract.py` holds this fake and the Neo4j
+can catch a leak between projects. `tests/contracts/read_model.py` holds this fake and the Neo4j
 reader to the same answers on the same graph.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read import columns
+from provgraph.query.read.column_reads import COLUMN_LINEAGE_JSON, column_lineage
 from provgraph.query.read.convert import (
     as_number,
     bounded,
@@ -23,7 +25,7 @@ from provgraph.query.read.convert import (
     rel_of,
     uri_variants,
 )
-from provgraph.query.read.cypher import ARTIFACT_LABELS, COLUMN_LINEAGE_JSON
+from provgraph.query.read.graph_cypher import ARTIFACT_LABELS
 from provgraph.query.read.model import (
     ColumnLineage,
     Direction,
@@ -47,7 +49,7 @@ _DEAD = {Label.MODEL_VERSION.value: {"retired", "rejected"}, Label.DEPLOYMENT.va
 _PATHS_CAP = 100
 
 
-def _seen_by(node: NodeView, scope: Scope, as_of: str | None) -> bool:
+def seen_by(node: NodeView, scope: Scope, as_of: str | None) -> bool:
     """`visible(n)`: readable in the scope, and existing at `as_of`."""
     if not scope.allows(node.project):
         return False
@@ -85,6 +87,55 @@ def _same_number(value: Any, number: float | None) -> bool:
     return number is not None and numeric and value == number
 
 
+class FakeColumnReads:
+    """The column walk's reads (`ColumnReads`) over the same nodes and edges."""
+
+    def __init__(self, by_id: Mapping[str, NodeView], edges: Sequence[EdgeView]) -> None:
+        self.by_id, self.edges = by_id, edges
+
+    def _readable(self, kinds: set[str], scope: Scope) -> list[NodeView]:
+        found = (n for n in self.by_id.values() if n.type in kinds and seen_by(n, scope, None))
+        return sorted(found, key=lambda n: n.id)
+
+    def column_root(self, node_id: str, scope: Scope) -> tuple[NodeView, NodeView | None] | None:
+        node = self.by_id.get(node_id)
+        if node is None or not seen_by(node, scope, None):
+            return None
+        datasets = [
+            self.by_id[e.dst]
+            for e in self.edges
+            if e.src == node_id and e.type == Rel.VERSION_OF.value and e.dst in self.by_id
+        ]
+        readable = (d for d in datasets if d.type == Label.DATASET and seen_by(d, scope, None))
+        return node, next(readable, None)
+
+    def datasets_by_key(self, keys: Sequence[str], scope: Scope) -> list[NodeView | None]:
+        readable = self._readable({Label.DATASET.value, Label.DATASET_VERSION.value}, scope)
+
+        def first(key: str) -> NodeView | None:
+            return next(
+                (
+                    n
+                    for n in readable
+                    if n.id == key or (n.type == Label.DATASET and n.props.get(MARQUEZ_ID) == key)
+                ),
+                None,
+            )
+
+        return [first(key) for key in keys]
+
+    def column_consumers(
+        self, keys: Sequence[tuple[str, str]], scope: Scope, limit: int
+    ) -> list[NodeView]:
+        texts = columns.consumer_keys(keys)
+        found = [
+            n
+            for n in self._readable({Label.DATASET.value}, scope)
+            if any(k["namespace"] in _facet_text(n) and k["name"] in _facet_text(n) for k in texts)
+        ]
+        return found[:limit]
+
+
 class FakeReader:
     """Nodes, edges and each node's events in memory; counts calls so batching can be asserted."""
 
@@ -102,12 +153,13 @@ class FakeReader:
         self.calls: Counter[str] = Counter()
         self.neighbour_batches: list[tuple[str, tuple[str, ...]]] = []
         self.last_lineage: dict[str, Any] = {}
+        self.columns = FakeColumnReads(self.by_id, self.edges)
 
     # ---- what every read applies -----------------------------------------------------------
 
     def _get(self, node_id: str, scope: Scope, as_of: str | None = None) -> NodeView | None:
         node = self.by_id.get(node_id)
-        return node if node is not None and _seen_by(node, scope, as_of) else None
+        return node if node is not None and seen_by(node, scope, as_of) else None
 
     def _steps(
         self, node_id: str, direction: Direction, rels: frozenset[str], scope: Scope, as_of: Any
@@ -189,7 +241,7 @@ class FakeReader:
             n
             for n in self.by_id.values()
             if n.type == label
-            and _seen_by(n, scope, None)
+            and seen_by(n, scope, None)
             and project in (None, n.project)
             and all(v is None or n.props.get(k) == v for k, v in wanted.items())
         ]
@@ -218,7 +270,7 @@ class FakeReader:
             seen = n.first_seen_at or ""
             return (
                 n.type == label
-                and _seen_by(n, scope, None)
+                and seen_by(n, scope, None)
                 and _live(n, None)
                 and project in (None, n.project)
                 and status in (None, n.props.get("status"))
@@ -263,7 +315,7 @@ class FakeReader:
         found = [
             n
             for n in self.by_id.values()
-            if _seen_by(n, scope, None)
+            if seen_by(n, scope, None)
             and _live(n, None)
             and (project is None or n.project == project)
             and (needle in str(n.props.get("name") or "").lower() or needle in n.id.lower())
@@ -277,7 +329,7 @@ class FakeReader:
             {
                 n.project
                 for n in self.by_id.values()
-                if n.project is not None and n.type != Label.PRINCIPAL and _seen_by(n, scope, None)
+                if n.project is not None and n.type != Label.PRINCIPAL and seen_by(n, scope, None)
             }
         )
 
@@ -297,29 +349,13 @@ class FakeReader:
         found = [
             n
             for n in self.by_id.values()
-            if n.type in kinds and _seen_by(n, scope, None) and stored_at(n)
+            if n.type in kinds and seen_by(n, scope, None) and stored_at(n)
         ]
         return sorted(found, key=lambda n: n.id)[: self.settings.page_max_size]
 
     def datasets_by_key(self, keys: Sequence[str], scope: Scope) -> list[NodeView | None]:
         self.calls["datasets_by_key"] += 1
-        kinds = {Label.DATASET.value, Label.DATASET_VERSION.value}
-        readable = sorted(
-            (n for n in self.by_id.values() if n.type in kinds and _seen_by(n, scope, None)),
-            key=lambda n: n.id,
-        )
-
-        def first(key: str) -> NodeView | None:
-            return next(
-                (
-                    n
-                    for n in readable
-                    if n.id == key or (n.type == Label.DATASET and n.props.get(MARQUEZ_ID) == key)
-                ),
-                None,
-            )
-
-        return [first(key) for key in keys]
+        return self.columns.datasets_by_key(keys, scope)
 
     def column_lineage(
         self,
@@ -334,42 +370,14 @@ class FakeReader:
         self.calls["column_lineage"] += 1
         depth = bounded("depth", depth, self.settings.lineage_max_depth)
         limit = bounded("limit", limit, self.settings.lineage_max_limit)
-        node = self._get(dataset_id, scope)
-        if node is None:
-            return None
-        versioned = [
-            self._get(e.dst, scope)
-            for e in self.edges
-            if e.src == node.id and e.type == Rel.VERSION_OF.value
-        ]
-        root = columns.column_root(node, next((v for v in versioned if v is not None), None))
-        if root is None:
-            return None
-
-        def by_marquez_id(keys: Sequence[str]) -> list[NodeView]:
-            return [n for n in self.datasets_by_key(keys, scope) if n is not None]
-
-        def consumers(keys: Sequence[tuple[str, str]]) -> list[NodeView]:
-            texts = columns.consumer_keys(keys)
-            found = [
-                n
-                for n in sorted(self.by_id.values(), key=lambda n: n.id)
-                if n.type == Label.DATASET
-                and _seen_by(n, scope, None)
-                and any(
-                    k["namespace"] in _facet_text(n) and k["name"] in _facet_text(n) for k in texts
-                )
-            ]
-            return found[:limit]
-
-        return columns.walk(
-            root,
+        return column_lineage(
+            self.columns,
+            dataset_id,
+            scope,
             field=field,
             direction=Direction(direction),
             depth=depth,
             limit=limit,
-            by_marquez_id=by_marquez_id,
-            consumers=consumers,
         )
 
     def history(

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from fake_reader import FakeReader
+from fakes import fake_readers
 
 from provgraph.query.errors import missing_sides
 from provgraph.query.graphql.schema import make_context, make_schema
@@ -127,6 +128,6 @@ def run_query(
 ) -> Any:
     """Execute `query` against a fresh schema and context (as one HTTP request would)."""
     settings = settings or QuerySettings()
-    context = make_context(settings, reader or story(), FakeRecipes())
+    context = make_context(settings, fake_readers(reader or story()), FakeRecipes())
     schema = make_schema(settings)
     return asyncio.run(schema.execute(query, variable_values=variables, context_value=context))

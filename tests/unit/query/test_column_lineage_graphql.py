@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from fake_reader import FakeReader
+from fakes import fake_readers
 from query_graphql_fake import FakeRecipes
 from test_column_lineage_walk import CLEAN, FEATURES, LEAKY, RAW, SECRET
 
@@ -35,7 +36,7 @@ query($id: ID!, $field: String, $direction: Direction, $depth: Int) {
 def run(scope: Scope, **variables: Any) -> Any:
     settings = QuerySettings()
     reader = FakeReader([RAW, CLEAN, FEATURES, SECRET, LEAKY], [])
-    context = make_context(settings, reader, FakeRecipes(), scope)
+    context = make_context(settings, fake_readers(reader), FakeRecipes(), scope)
     schema = make_schema(settings)
     return asyncio.run(schema.execute(QUERY, variable_values=variables, context_value=context))
 

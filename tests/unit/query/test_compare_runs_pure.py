@@ -17,11 +17,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from fakes import FakeCompareReads
 
 from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read import cypher
-from provgraph.query.read.compare_reads import ComparedRuns
+from provgraph.query.read.compare_reads import COMPARE_RUNS
+from provgraph.query.read.fragments import live, visible
+from provgraph.query.read.model import Scope
 from provgraph.query.recipes.compare_answer import compare_runs
 from provgraph.query.recipes.compare_service import Comparisons
 from provgraph.query.recipes.compare_table import render_comparison
@@ -29,6 +31,7 @@ from provgraph.query.recipes.comparing import MetricDef
 from provgraph.schemas.storage import encode_json
 
 EXP = "experiment:lm/sweep"
+EVERYTHING = Scope.everything()
 T = "2026-03-01T{:02d}:00:00.000000Z"
 
 
@@ -282,48 +285,36 @@ def test_an_environment_with_other_contents_is_a_change() -> None:
     ]
 
 
-class _Source:
-    """The compare read on plain records (members first, highest number first)."""
-
-    def __init__(self, members: list[dict[str, Any]], others: list[dict[str, Any]]) -> None:
-        self.members, self.others = members, others
-        self.asked: list[tuple[str | None, list[str], int]] = []
-
-    def compared_runs(self, experiment: str | None, ids: Sequence[str], limit: int) -> ComparedRuns:
-        self.asked.append((experiment, list(ids), limit))
-        members = self.members[:limit] if experiment == EXP else []
-        named = [r for r in self.others if r["run"]["id"] in ids]
-        return ComparedRuns(experiment == EXP, len(members), members + named)
-
-
-def _members() -> list[dict[str, Any]]:
-    return sorted(story(), key=lambda r: -int(r["run"]["run_number"]))
+def _reads(others: list[dict[str, Any]]) -> FakeCompareReads:
+    """The compare read on plain records: the experiment's runs, highest number first."""
+    members = sorted(story(), key=lambda r: -int(r["run"]["run_number"]))
+    return FakeCompareReads({EXP: members}, others)
 
 
 def test_service_truncates_to_the_latest_runs() -> None:
-    source = _Source(_members(), [])
-    answer = Comparisons(source, max_runs=3).compare(experiment=EXP)
-    assert source.asked == [(EXP, [], 4)]
+    reads = _reads([])
+    answer = Comparisons(reads, max_runs=3).compare(EVERYTHING, experiment=EXP)
+    assert reads.asked == [(EXP, [], 4, EVERYTHING)]
     assert answer["truncated"] is True
     assert [r["number"] for r in answer["runs"]] == [2, 3, 4]
-    assert Comparisons(_Source(_members(), []), 4).compare(experiment=EXP)["truncated"] is False
+    assert Comparisons(_reads([]), 4).compare(EVERYTHING, experiment=EXP)["truncated"] is False
 
 
 def test_service_arguments_and_not_found() -> None:
-    service = Comparisons(_Source(_members(), story()), max_runs=10)
+    service = Comparisons(_reads(story()), max_runs=10)
     with pytest.raises(InvalidArgumentError, match="one of them"):
-        service.compare()
+        service.compare(EVERYTHING)
     with pytest.raises(InvalidArgumentError, match="one of them"):
-        service.compare(experiment=EXP, runs=["run:sweep-1"])
+        service.compare(EVERYTHING, experiment=EXP, runs=["run:sweep-1"])
     with pytest.raises(InvalidArgumentError, match="experiment takes a experiment id"):
-        service.compare(experiment="run:sweep-1")
+        service.compare(EVERYTHING, experiment="run:sweep-1")
     with pytest.raises(InvalidArgumentError, match="baseline takes a run id"):
-        service.compare(experiment=EXP, baseline="experiment:lm/other")
+        service.compare(EVERYTHING, experiment=EXP, baseline="experiment:lm/other")
     with pytest.raises(NotFoundError, match="experiment:lm/none"):
-        service.compare(experiment="experiment:lm/none")
+        service.compare(EVERYTHING, experiment="experiment:lm/none")
     with pytest.raises(NotFoundError, match="run:sweep-9"):
-        service.compare(runs=["run:sweep-1", "run:sweep-9"])
-    answer = service.compare(runs=["run:sweep-2", "run:sweep-1"])
+        service.compare(EVERYTHING, runs=["run:sweep-1", "run:sweep-9"])
+    answer = service.compare(EVERYTHING, runs=["run:sweep-2", "run:sweep-1"])
     assert [r["number"] for r in answer["runs"]] == [1, 2]
 
 
@@ -350,5 +341,5 @@ def test_rendered_table_and_checks() -> None:
 
 def test_the_read_filters_every_node_it_returns_or_walks_by_scope() -> None:
     for var in ("x", "r", "cx", "cd", "ce", "cb", "cc", "cr"):
-        assert cypher.visible(var) in cypher.COMPARE_RUNS, var
-    assert "LIMIT $limit" in cypher.COMPARE_RUNS and cypher.live("r") in cypher.COMPARE_RUNS
+        assert visible(var) in COMPARE_RUNS, var
+    assert "LIMIT $limit" in COMPARE_RUNS and live("r") in COMPARE_RUNS

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from provgraph.query.read import cypher
+from provgraph.query.read import marquez_cypher as cypher
 from provgraph.schemas.graph import Label
 
 QUERIES = {

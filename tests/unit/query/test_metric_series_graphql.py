@@ -1,5 +1,6 @@
-"""`Run.metricSeries` through the GraphQL schema, over a fake read session answering records
-shaped as `cypher.RUN_METRIC_SERIES` answers them (stored properties as [key, value] pairs)."""
+"""`Run.metricSeries` through the GraphQL schema, over the in-memory `SeriesReads`; and the
+series as stored (properties as [key, value] pairs, as `series_reads.RUN_METRIC_SERIES`
+answers them) read as views."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import asyncio
 from typing import Any
 
 from fake_reader import FakeReader
+from fakes import FakeSeriesReads, fake_readers
 from query_graphql_fake import view
 
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read import cypher
+from provgraph.query.read.fragments import visible
 from provgraph.query.read.model import EdgeView, Scope
+from provgraph.query.read.series_reads import RUN_METRIC_SERIES, series_views
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas.storage import series_point
 
@@ -30,55 +33,28 @@ RECORDS = {
     A: [stored("val/loss", (1000, 2.7), (500, 3.1)), stored("train/loss", (1010, 2.9), (0, 10.8))],
     B: [],
 }
+NODES = [view(X, "Experiment", key="x"), view(A, "Run", name="a"), view(B, "Run", name="b")]
 
 
-class FakeSession:
-    """Answers the series read of the asked runs; keeps every call's parameters."""
-
-    def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
-
-    def run(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        assert text == cypher.RUN_METRIC_SERIES
-        self.calls.append(params)
-        names = params["names"]
-        return [
-            {
-                "id": i,
-                "series": [s for s in RECORDS[i] if names is None or dict(s)["name"] in names],
-            }
-            for i in params["ids"]
-        ]
-
-
-class FakeRecipes:
-    def __init__(self) -> None:
-        self.session = FakeSession()
-
-
-def execute(query: str, scope: Scope | None = None) -> tuple[Any, FakeSession]:
-    nodes = [view(X, "Experiment", key="x"), view(A, "Run", name="a"), view(B, "Run", name="b")]
+def execute(query: str, scope: Scope | None = None) -> tuple[Any, FakeSeriesReads]:
     edges = [EdgeView(A, X, "PART_OF"), EdgeView(B, X, "PART_OF")]
-    recipes = FakeRecipes()
+    series = {run: series_views(dict(pairs) for pairs in found) for run, found in RECORDS.items()}
+    reads = FakeSeriesReads(NODES[1:], series)
     settings = QuerySettings()
-    context = make_context(settings, FakeReader(nodes, edges), recipes, scope)  # type: ignore[arg-type]
+    readers = fake_readers(FakeReader(NODES, edges), series=reads)
+    context = make_context(settings, readers, scope=scope)
     result = asyncio.run(make_schema(settings).execute(query, context_value=context))
-    return result, recipes.session
+    return result, reads
 
 
 def test_every_run_of_an_answer_is_read_in_one_batch_by_name_and_step() -> None:
     query = f"""{{ node(id: "{X}") {{ ... on Experiment {{
                    runs {{ id metricSeries {{ name points {{ step value }} }} }} }} }} }}"""
-    result, session = execute(query, Scope(frozenset({"p"})))
+    result, reads = execute(query, Scope(frozenset({"p"})))
     assert result.errors is None, result.errors
-    (call,) = session.calls
-    assert sorted(call["ids"]) == [A, B]
-    assert (call["names"], call["all"], call["projects"], call["as_of"]) == (
-        None,
-        False,
-        ["p"],
-        None,
-    )
+    (call,) = reads.calls
+    assert sorted(call.ids) == [A, B]
+    assert (call.names, call.scope, call.as_of) == (None, Scope(frozenset({"p"})), None)
     by_id = {run["id"]: run["metricSeries"] for run in result.data["node"]["runs"]}
     assert by_id == {
         A: [
@@ -94,15 +70,22 @@ def test_every_run_of_an_answer_is_read_in_one_batch_by_name_and_step() -> None:
 def test_names_and_as_of_reach_the_read() -> None:
     query = f"""{{ node(id: "{A}", asOf: "2026-03-07T00:00:00Z") {{
                    ... on Run {{ metricSeries(names: ["val/loss", "nope"]) {{ name }} }} }} }}"""
-    result, session = execute(query)
+    result, reads = execute(query)
     assert result.errors is None, result.errors
-    (call,) = session.calls
-    assert (call["names"], call["as_of"]) == (["val/loss", "nope"], "2026-03-07T00:00:00.000000Z")
+    (call,) = reads.calls
+    assert (call.names, call.as_of) == (("val/loss", "nope"), "2026-03-07T00:00:00.000000Z")
+    assert call.scope == Scope.everything()
     assert result.data["node"]["metricSeries"] == [{"name": "val/loss"}]
 
 
+def test_stored_series_are_read_by_name_and_points_by_step() -> None:
+    views = series_views(dict(pairs) for pairs in RECORDS[A])
+    assert [v.name for v in views] == ["train/loss", "val/loss"]
+    assert [v.points for v in views] == [((0, 10.8), (1010, 2.9)), ((500, 3.1), (1000, 2.7))]
+
+
 def test_the_series_read_applies_the_scope_to_the_run_and_never_answers_version_stamps() -> None:
-    text = cypher.RUN_METRIC_SERIES
-    assert cypher.visible("r") in text
+    text = RUN_METRIC_SERIES
+    assert visible("r") in text
     assert "MATCH (s:MetricSeries {run: id})" in text
     assert "WHERE NOT k STARTS WITH '_v'" in text

@@ -1,5 +1,6 @@
-"""`ModelVersion.feedback` through the GraphQL schema, over a fake read session answering
-records shaped as Neo4j's (stored JSON text, deployment nodes with their labels)."""
+"""`ModelVersion.feedback` through the GraphQL schema, over the in-memory `FeedbackReads`
+holding records read from items shaped as Neo4j answers them (stored JSON text, deployment
+nodes with their labels; `feedback_reads.feedback_record`)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ import asyncio
 from typing import Any
 
 from fake_reader import FakeReader
+from fakes import FakeFeedbackReads, fake_readers
 from query_graphql_fake import view
 
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read import cypher
+from provgraph.query.read.feedback_reads import (
+    FEEDBACK_INCIDENTS,
+    FEEDBACK_METRICS,
+    feedback_record,
+)
 from provgraph.query.read.model import EdgeView, Scope
 from provgraph.query.settings import QuerySettings
-from provgraph.schemas.storage import encode_json
+from provgraph.schemas.storage import encode_json, version_key
 
 V1, V2 = "model:p/m@1", "model:p/m@2"
 API = "deployment:p/api"
@@ -59,35 +65,20 @@ RECORDS = {
 }
 
 
-class FakeSession:
-    """Answers the feedback read of the asked ids; keeps every call's parameters."""
-
-    def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
-
-    def run(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        assert text == cypher.MODEL_FEEDBACK
-        self.calls.append(params)
-        return [{"id": i, "feedback": RECORDS[i][: params["fetch"]]} for i in params["ids"]]
-
-
-class FakeRecipes:
-    def __init__(self) -> None:
-        self.session = FakeSession()
-
-
-def execute(query: str, scope: Scope | None = None) -> tuple[Any, FakeSession]:
+def execute(query: str, scope: Scope | None = None) -> tuple[Any, FakeFeedbackReads]:
     nodes = [
         view("model:p/m", "Model", name="m"),
         view(V1, "ModelVersion", name="m", version="1"),
         view(V2, "ModelVersion", name="m", version="2"),
     ]
     edges = [EdgeView(V1, "model:p/m", "VERSION_OF"), EdgeView(V2, "model:p/m", "VERSION_OF")]
-    recipes = FakeRecipes()
+    records = {i: [feedback_record(item) for item in items] for i, items in RECORDS.items()}
+    reads = FakeFeedbackReads(nodes[1:], records)
     settings = QuerySettings()
-    context = make_context(settings, FakeReader(nodes, edges), recipes, scope)  # type: ignore[arg-type]
+    readers = fake_readers(FakeReader(nodes, edges), feedback=reads)
+    context = make_context(settings, readers, scope=scope)
     result = asyncio.run(make_schema(settings).execute(query, context_value=context))
-    return result, recipes.session
+    return result, reads
 
 
 FIELDS = """eventId at actor principal deployment { id ... on Deployment { name } }
@@ -97,21 +88,12 @@ FIELDS = """eventId at actor principal deployment { id ... on Deployment { name 
 def test_every_version_of_an_answer_is_read_in_one_batch() -> None:
     query = f"""{{ node(id: "model:p/m") {{ ... on Model {{
                    versions {{ id feedback {{ {FIELDS} }} }} }} }} }}"""
-    result, session = execute(query, Scope(frozenset({"p"})))
+    result, reads = execute(query, Scope(frozenset({"p"})))
     assert result.errors is None, result.errors
-    (call,) = session.calls
-    assert sorted(call["ids"]) == [V1, V2]
-    assert (call["all"], call["projects"], call["as_of"]) == (False, ["p"], None)
-    assert call["event_type"] == "deployment.feedback.recorded"
-    assert call["fetch"] == QuerySettings().page_default_size
-    assert (call["metrics"], call["metrics_v"]) == (
-        "feedback_metrics_json",
-        "_v_feedback_metrics_json",
-    )
-    assert (call["incidents"], call["incidents_v"]) == (
-        "feedback_incidents_json",
-        "_v_feedback_incidents_json",
-    )
+    (call,) = reads.calls
+    assert sorted(call.ids) == [V1, V2]
+    assert (call.scope, call.as_of) == (Scope(frozenset({"p"})), None)
+    assert call.first == QuerySettings().page_default_size
     by_id = {v["id"]: v["feedback"] for v in result.data["node"]["versions"]}
     assert by_id[V1] == [
         {
@@ -148,16 +130,31 @@ def test_every_version_of_an_answer_is_read_in_one_batch() -> None:
 def test_first_and_as_of_reach_the_read() -> None:
     query = f"""{{ node(id: "{V1}", asOf: "2026-03-07T00:00:00Z") {{
                    ... on ModelVersion {{ feedback(first: 1) {{ eventId }} }} }} }}"""
-    result, session = execute(query)
+    result, reads = execute(query)
     assert result.errors is None, result.errors
-    (call,) = session.calls
-    assert (call["as_of"], call["fetch"], call["all"]) == ("2026-03-07T00:00:00.000000Z", 1, True)
-    assert result.data["node"]["feedback"] == [{"eventId": "e2"}]
+    (call,) = reads.calls
+    assert (call.as_of, call.first, call.scope) == (
+        "2026-03-07T00:00:00.000000Z",
+        1,
+        Scope.everything(),
+    )
+    assert result.data["node"]["feedback"] == [{"eventId": "e1"}]
 
 
 def test_first_out_of_range_is_refused_before_reading() -> None:
     query = f'{{ node(id: "{V1}") {{ ... on ModelVersion {{ feedback(first: 0) {{ at }} }} }} }}'
-    result, session = execute(query)
+    result, reads = execute(query)
     assert result.errors is not None
     assert result.errors[0].extensions["code"] == "invalid_argument"
-    assert session.calls == []
+    assert reads.calls == []
+
+
+def test_the_reader_reads_where_the_projection_keeps_a_deployment_s_latest_feedback() -> None:
+    assert (FEEDBACK_METRICS, version_key(FEEDBACK_METRICS)) == (
+        "feedback_metrics_json",
+        "_v_feedback_metrics_json",
+    )
+    assert (FEEDBACK_INCIDENTS, version_key(FEEDBACK_INCIDENTS)) == (
+        "feedback_incidents_json",
+        "_v_feedback_incidents_json",
+    )

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from fake_reader import FakeReader
+from fakes import fake_readers
 from query_graphql_fake import T0, FakeRecipes
 
 from provgraph.query.graphql.schema import make_context, make_schema
@@ -30,7 +31,7 @@ NODES = [
 def execute(query: str, scope: Scope | None = None) -> Any:
     settings = QuerySettings()
     reader = FakeReader(NODES, [])
-    context = make_context(settings, reader, FakeRecipes(), scope)  # type: ignore[arg-type]
+    context = make_context(settings, fake_readers(reader), FakeRecipes(), scope)  # type: ignore[arg-type]
     result = asyncio.run(make_schema(settings).execute(query, context_value=context))
     assert result.errors is None, result.errors
     return result.data

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from fake_reader import FakeReader
+from fakes import fake_readers
 from graphql import parse
 from query_graphql_fake import FakeRecipes, story
 
@@ -32,7 +33,7 @@ def schema_with(**overrides: Any) -> ProvenanceSchema:
 
 def execute(schema: ProvenanceSchema, reader: FakeReader, query: str, **variables: Any) -> Any:
     """One request: a fresh context, as per HTTP request."""
-    context = make_context(_SETTINGS[id(schema)], reader, FakeRecipes())
+    context = make_context(_SETTINGS[id(schema)], fake_readers(reader), FakeRecipes())
     return asyncio.run(schema.execute(query, variable_values=variables, context_value=context))
 
 

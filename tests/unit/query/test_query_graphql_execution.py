@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Any
 
 import strawberry
+from fakes import fake_readers
 from query_graphql_fake import FakeRecipes, story
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
@@ -93,7 +94,7 @@ def test_lineage_answers_equal_the_standard_executor() -> None:
         for executor in (LeafExecution, StrawberryGraphQLCoreExecutionContext):
             schema = make_schema(settings)
             schema.execution_context_class = executor
-            context = make_context(settings, story(), FakeRecipes())
+            context = make_context(settings, fake_readers(story()), FakeRecipes())
             variables = {"id": root, "direction": direction}
             answers.append(_run(schema, LINEAGE, variable_values=variables, context_value=context))
         fast, standard = answers

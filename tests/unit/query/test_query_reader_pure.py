@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read import cypher
+from provgraph.query.read import graph_cypher as cypher
 from provgraph.query.read.convert import (
     bounded,
     decode_cursor,
@@ -22,6 +22,7 @@ from provgraph.query.read.convert import (
 from provgraph.query.read.feedback_reads import feedback_record
 from provgraph.query.read.model import Direction, Scope
 from provgraph.query.read.reader import _history_entry
+from provgraph.query.read.recipe_reads import DERIVATION, RECIPE_ARTIFACT, RECIPE_RUN
 from provgraph.schemas import issued_name
 from provgraph.schemas.graph import Label, Rel
 
@@ -121,9 +122,9 @@ def _all_queries() -> list[str]:
         cypher.list_nodes(Label.RUN),
         cypher.impact(20),
         cypher.paths(20),
-        cypher.RECIPE_ARTIFACT,
-        cypher.RECIPE_RUN,
-        cypher.DERIVATION,
+        RECIPE_ARTIFACT,
+        RECIPE_RUN,
+        DERIVATION,
     ]
     return built + [cypher.lineage(d, 5) for d in Direction]
 
@@ -131,7 +132,7 @@ def _all_queries() -> list[str]:
 def test_every_query_applies_the_scope_and_never_walks_bookkeeping() -> None:
     for query in _all_queries():
         assert "($all OR" in query and ".project IN $projects)" in query
-    for query in [cypher.lineage(d, 5) for d in Direction] + [cypher.impact(5), cypher.DERIVATION]:
+    for query in [cypher.lineage(d, 5) for d in Direction] + [cypher.impact(5), DERIVATION]:
         assert "TOUCHED" not in query and "AppliedEvent" not in query
 
 

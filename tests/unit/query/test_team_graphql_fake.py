@@ -1,6 +1,7 @@
-"""`digest` and `checkpointAdvice` through the GraphQL schema over a fake read session that
-answers records shaped as Neo4j's (resources as JSON text, status times as pairs, the stamped
-principal as the Principal's node id)."""
+"""`digest` and `checkpointAdvice` through the GraphQL schema over the in-memory `DigestReads`,
+holding records read from records shaped as Neo4j answers them (resources as JSON text, status
+times as pairs, the stamped principal as the Principal's node id; `digest_reads.digest_run`
+and `digest_item`)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import asyncio
 import json
 from typing import Any
 
-from fake_reader import FakeReader
+from fakes import FakeDigestReads, fake_readers
 from test_team_checkpoint_advice import RUN_A, RUN_B
 from test_team_digest import ITEMS, RUNS
 
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read import cypher
+from provgraph.query.read.digest_reads import digest_item, digest_run
+from provgraph.query.read.model import Scope
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas.ids import principal_id
 
@@ -34,41 +36,32 @@ def _stored(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class FakeSession:
-    """Answers the digest and advice reads with canned records; keeps the parameters."""
-
-    def __init__(self) -> None:
-        self.params: list[dict[str, Any]] = []
-
-    def run(self, text: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        self.params.append(params)
-        if text == cypher.DIGEST:
-            items = [{**_stamped(i), "status_at": sorted(i["status_at"].items())} for i in ITEMS]
-            return [{"runs": [_stored(r) for r in RUNS], "items": items}]
-        found = params["target"] != "run:absent"
-        return [{"found": found, "runs": [_stored(RUN_A), _stored(RUN_B)] if found else []}]
+def _reads() -> FakeDigestReads:
+    """The story's runs and items, and the runs of experiment p/x, as the reader reads them."""
+    items = [{**_stamped(i), "status_at": sorted(i["status_at"].items())} for i in ITEMS]
+    advised = [digest_run(_stored(RUN_A)), digest_run(_stored(RUN_B))]
+    return FakeDigestReads(
+        runs=[digest_run(_stored(r)) for r in RUNS],
+        items=[digest_item(i) for i in items],
+        advice={"experiment:p/x": advised},
+    )
 
 
-class FakeRecipes:
-    def __init__(self) -> None:
-        self.session = FakeSession()
-
-
-def _run(query: str, recipes: FakeRecipes) -> Any:
+def _run(query: str, reads: FakeDigestReads) -> Any:
     settings = QuerySettings()
-    context = make_context(settings, FakeReader([], []), recipes)  # type: ignore[arg-type]
+    context = make_context(settings, fake_readers(digest=reads))
     return asyncio.run(make_schema(settings).execute(query, context_value=context))
 
 
 def test_digest_field_over_records() -> None:
-    recipes = FakeRecipes()
+    reads = _reads()
     result = _run(
         """{ digest(projects: ["p"], since: "7d", until: "2026-03-08T12:00:00Z") {
                since stalled { run { id } idleSeconds } conclusionMissing { id }
                statusChanges { toStatus } acceleratorHoursByPerson { key acceleratorHours }
                people { person basis started { person personBasis } }
                datasetVersions { person personBasis } runsWithoutResources markdown } }""",
-        recipes,
+        reads,
     )
     assert result.errors is None, result.errors
     d = result.data["digest"]
@@ -88,17 +81,18 @@ def test_digest_field_over_records() -> None:
     assert d["datasetVersions"] == [{"person": "user:alice", "personBasis": "principal"}]
     assert "principal:" not in json.dumps(d)
     assert d["runsWithoutResources"] == 2 and d["markdown"].startswith("## Digest of p")
-    [params] = recipes.session.params
-    assert (params["asked"], params["until"]) == (["p"], "2026-03-08T12:00:00.000000Z")
+    [asked] = reads.asked
+    assert (asked["projects"], asked["until"]) == (["p"], "2026-03-08T12:00:00.000000Z")
+    assert asked["scope"] == Scope.everything()
 
 
 def test_checkpoint_advice_field_and_its_errors() -> None:
-    recipes = FakeRecipes()
+    reads = _reads()
     result = _run(
         """{ checkpointAdvice(id: "experiment:p/x", maxRework: "30m") {
                kind saveCostSeconds mtbfSeconds advisedSeconds
                lostCurrent { acceleratorHours interruptionsWithoutResources } notes } }""",
-        recipes,
+        reads,
     )
     assert result.errors is None, result.errors
     advice = result.data["checkpointAdvice"]
@@ -106,7 +100,7 @@ def test_checkpoint_advice_field_and_its_errors() -> None:
         "experiment", 90.0, 5400.0,
     )  # fmt: skip
     assert advice["lostCurrent"] == {"acceleratorHours": 8.0, "interruptionsWithoutResources": 1}
-    assert recipes.session.params[0]["target"] == "experiment:p/x"
+    assert reads.asked[0]["target"] == "experiment:p/x"
 
     for query, code in (
         ('{ checkpointAdvice(id: "run:absent") { kind } }', "not_found"),
@@ -115,5 +109,5 @@ def test_checkpoint_advice_field_and_its_errors() -> None:
         ('{ checkpointAdvice(project: "p", maxRework: "soon") { kind } }', "invalid_argument"),
         ('{ digest(projects: ["p"], since: "a week") { since } }', "invalid_argument"),
     ):
-        errors = _run(query, FakeRecipes()).errors
+        errors = _run(query, _reads()).errors
         assert errors and errors[0].extensions["code"] == code, (query, errors)

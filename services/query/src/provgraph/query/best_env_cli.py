@@ -3,9 +3,10 @@ what made it better, what changed between two environment snapshots, which runs 
 package. A readable table by default, `--json` for scripts.
 
 Each command reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project
-readable. Exit codes: 0 answered; 1 not found (no such model or snapshot, no evaluation set
-matching, no run with the package); 2 invalid argument, or `best` on a metric recorded on
-several evaluation sets without `--dataset`/`--suite` choosing one (the sets are printed).
+readable (`connect.command_readers`). Exit codes: 0 answered; 1 not found (no such model or
+snapshot, no evaluation set matching, no run with the package); 2 invalid argument, or `best`
+on a metric recorded on several evaluation sets without `--dataset`/`--suite` choosing one (the
+sets are printed).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from provgraph.core.errors import NotFoundError
+from provgraph.query.connect import command_readers
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.best_env_service import (
@@ -28,21 +30,14 @@ from provgraph.query.recipes.best_env_service import (
 from provgraph.query.recipes.best_model import render_best
 from provgraph.query.recipes.env_diff import render_env_diff, render_runs_with
 from provgraph.query.recipes.service import Recipes
-from provgraph.query.settings import QuerySettings
 
 NOT_FOUND, AMBIGUOUS = 1, 2
 
 
 @contextmanager
 def _questions() -> Iterator[BestAndEnvironments]:
-    settings = QuerySettings()
-    driver = settings.neo4j_driver()
-    try:
-        driver.verify_connectivity()  # fails at once, not after the driver's retries
-        recipes = Recipes(driver, settings.neo4j_database, timeout_s=settings.read_timeout_s)
-        yield BestAndEnvironments(recipes)
-    finally:
-        driver.close()
+    with command_readers() as (readers, _):
+        yield BestAndEnvironments(readers.best_env, Recipes(readers.recipes))
 
 
 def _print(answer: dict[str, Any], as_json: bool, text: str) -> None:

@@ -1,8 +1,9 @@
 """`provgraph reproduce | diff | trace | whois`: provenance questions from the terminal.
 
 Each command reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project
-readable. Exit codes: 0 answered, 1 not found, 2 invalid argument or a setting missing or wrong
-(no password, Neo4j unreachable: the command line's main says which, in one line).
+readable, through the readers `connect.command_readers` builds. Exit codes: 0 answered, 1 not
+found, 2 invalid argument or a setting missing or wrong (no password, Neo4j unreachable: the
+command line's main says which, in one line).
 """
 
 from __future__ import annotations
@@ -10,35 +11,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from neo4j import Driver
-
 from provgraph.core.errors import NotFoundError
+from provgraph.query.connect import command_readers
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Direction, Scope
-from provgraph.query.read.reader import GraphReader
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.recipes.trace import render_tree
 from provgraph.query.recipes.whois import ProgressLine, hash_file, render_whois, whois_report
-from provgraph.query.settings import QuerySettings
 
 NOT_FOUND = 1
-
-
-@contextmanager
-def _connect() -> Iterator[tuple[Driver, QuerySettings]]:
-    settings = QuerySettings()
-    driver = settings.neo4j_driver()
-    try:
-        # Fails at once on a wrong password or an unreachable server, where a read would be
-        # retried by the driver for half a minute first.
-        driver.verify_connectivity()
-        yield driver, settings
-    finally:
-        driver.close()
 
 
 def _print_json(value: Any) -> None:
@@ -51,9 +34,8 @@ def _not_found(what: str) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    with _connect() as (driver, settings):
-        recipe = Recipes(driver, settings.neo4j_database, timeout_s=settings.read_timeout_s)
-        answer = recipe.reproduce(args.id, Scope.everything())
+    with command_readers() as (readers, _):
+        answer = Recipes(readers.recipes).reproduce(args.id, Scope.everything())
     if answer is None:
         return _not_found(args.id)
     _print_json(answer)
@@ -61,10 +43,9 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    with _connect() as (driver, settings):
-        recipe = Recipes(driver, settings.neo4j_database, timeout_s=settings.read_timeout_s)
+    with command_readers() as (readers, _):
         try:
-            answer = recipe.diff(args.a, args.b, Scope.everything())
+            answer = Recipes(readers.recipes).diff(args.a, args.b, Scope.everything())
         except NotFoundError as exc:  # it names the side(s) missing
             return _not_found(exc.message)
     _print_json(answer)
@@ -73,11 +54,12 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _trace(args: argparse.Namespace) -> int:
     direction = Direction.DOWNSTREAM if args.down else Direction.UPSTREAM
-    with _connect() as (driver, settings):
+    with command_readers() as (readers, settings):
         if not 1 <= args.depth <= settings.lineage_max_depth:
             raise InvalidArgumentError(f"--depth must be 1..{settings.lineage_max_depth}")
-        reader = GraphReader(driver, settings.neo4j_database, settings)
-        lineage = reader.lineage(args.id, Scope.everything(), direction=direction, depth=args.depth)
+        lineage = readers.graph.lineage(
+            args.id, Scope.everything(), direction=direction, depth=args.depth
+        )
     if lineage is None:
         return _not_found(args.id)
     print(render_tree(lineage, direction))
@@ -92,8 +74,8 @@ def _whois(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InvalidArgumentError(str(exc)) from exc
     scope = Scope.everything()
-    with _connect() as (driver, settings):
-        reader = GraphReader(driver, settings.neo4j_database, settings)
+    with command_readers() as (readers, _):
+        reader = readers.graph
         matches = reader.artifact(scope, checksum=checksum)
         chains = {m.id: reader.lineage(m.id, scope, depth=args.depth) for m in matches}
     report = whois_report(args.path, checksum, matches, chains)

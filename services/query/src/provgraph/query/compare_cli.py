@@ -1,9 +1,9 @@
 """`provgraph compare EXPERIMENT | RUN...`: runs side by side, and the one-change-at-a-time
 check (`--check` exits 3 when a comparison is flagged: more than one setting differs).
 
-Reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project readable. Exit
-codes: 0 answered, 1 not found, 2 invalid argument or a setting missing or wrong, 3 flagged
-(with `--check` only).
+Reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project readable
+(`connect.command_readers`). Exit codes: 0 answered, 1 not found, 2 invalid argument or a
+setting missing or wrong, 3 flagged (with `--check` only).
 """
 
 from __future__ import annotations
@@ -14,33 +14,25 @@ import sys
 from typing import Any
 
 from provgraph.core.errors import NotFoundError
-from provgraph.query.read.compare_reads import CompareReads
+from provgraph.query.connect import command_readers
 from provgraph.query.read.model import Scope
-from provgraph.query.read.session import ReadSession
 from provgraph.query.recipes.compare_service import Comparisons
 from provgraph.query.recipes.compare_table import render_comparison
-from provgraph.query.settings import QuerySettings
 
 NOT_FOUND, FLAGGED = 1, 3
 
 
 def _answer(args: argparse.Namespace) -> dict[str, Any]:
     experiment = args.ids[0] if args.ids[0].startswith("experiment:") else None
-    settings = QuerySettings()
-    driver = settings.neo4j_driver()
-    try:
-        driver.verify_connectivity()  # fails at once, not after the driver's retries
-        session = ReadSession(driver, settings.neo4j_database, settings.read_timeout_s)
-        reads = CompareReads(session, Scope.everything())
-        return Comparisons(reads, settings.page_max_size).compare(
+    with command_readers() as (readers, settings):
+        return Comparisons(readers.compare, settings.page_max_size).compare(
+            Scope.everything(),
             experiment=experiment,
             runs=[] if experiment else args.ids,
             everything=args.all,
             baseline=args.baseline,
             sort_by=f"-{args.sort}" if args.sort and args.desc else args.sort,
         )
-    finally:
-        driver.close()
 
 
 def _compare(args: argparse.Namespace) -> int:

@@ -1,8 +1,9 @@
 """`provgraph digest` and `provgraph advise-checkpoints`: the weekly digest of a project and
 how often to save checkpoints, from the records.
 
-Reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project readable. Exit
-codes: 0 answered, 1 not found, 2 invalid argument or a setting missing or wrong.
+Reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project readable
+(`connect.command_readers`). Exit codes: 0 answered, 1 not found, 2 invalid argument or a
+setting missing or wrong.
 """
 
 from __future__ import annotations
@@ -14,26 +15,19 @@ from collections.abc import Callable
 from typing import Any
 
 from provgraph.core.errors import NotFoundError
-from provgraph.query.read.digest_reads import DigestReads
+from provgraph.query.connect import command_readers
 from provgraph.query.read.model import Scope
-from provgraph.query.read.session import ReadSession
 from provgraph.query.recipes.checkpoint_advice import render_advice
 from provgraph.query.recipes.digest_render import render_digest
 from provgraph.query.recipes.team_service import TeamQuestions, parse_duration, parse_instant
-from provgraph.query.settings import QuerySettings
 
 NOT_FOUND = 1
+EVERYTHING = Scope.everything()
 
 
 def _ask(question: Callable[[TeamQuestions], dict[str, Any]]) -> dict[str, Any]:
-    settings = QuerySettings()
-    driver = settings.neo4j_driver()
-    try:
-        driver.verify_connectivity()  # fails at once, not after the driver's retries
-        session = ReadSession(driver, settings.neo4j_database, settings.read_timeout_s)
-        return question(TeamQuestions(DigestReads(session, Scope.everything()), 1000))
-    finally:
-        driver.close()
+    with command_readers() as (readers, _):
+        return question(TeamQuestions(readers.digest, 1000))
 
 
 def _print(answer: dict[str, Any], args: argparse.Namespace, text: str) -> None:
@@ -44,7 +38,7 @@ def _digest(args: argparse.Namespace) -> int:
     since = parse_duration(args.since, "--since")
     stalled = parse_duration(args.stalled_after, "--stalled-after")
     until = parse_instant(args.until, "--until")
-    answer = _ask(lambda q: q.digest(args.project, since_s=since, until=until,
+    answer = _ask(lambda q: q.digest(args.project, EVERYTHING, since_s=since, until=until,
                                      stalled_after_s=stalled))  # fmt: skip
     _print(answer, args, render_digest(answer, markdown=args.markdown).rstrip("\n"))
     return 0
@@ -55,7 +49,7 @@ def _advise(args: argparse.Namespace) -> int:
     try:
         answer = _ask(
             lambda q: q.advise_checkpoints(
-                target=args.target, project=args.project, max_rework_s=rework
+                EVERYTHING, target=args.target, project=args.project, max_rework_s=rework
             )
         )
     except NotFoundError as exc:

@@ -12,7 +12,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from provgraph.query.graphql.args import bounded
-from provgraph.query.graphql.context import Info
+from provgraph.query.graphql.context import GraphContext, Info
 from provgraph.query.graphql.fields import Long, as_int, as_long, as_text, field
 from provgraph.query.graphql.query import missing
 from provgraph.query.recipes.best_env_service import (
@@ -235,6 +235,10 @@ class RunsWithPackage:
         )
 
 
+def _questions(ctx: GraphContext) -> BestAndEnvironments:
+    return BestAndEnvironments(ctx.readers.best_env, ctx.recipes)
+
+
 @strawberry.type
 class BestEnvQuery:
     @field(
@@ -256,7 +260,7 @@ class BestEnvQuery:
     ) -> BestModelVersion | None:
         ctx = info.context
         found = await ctx.call(
-            BestAndEnvironments(ctx.recipes).best,
+            _questions(ctx).best,
             model,
             metric,
             ctx.scope,
@@ -278,7 +282,7 @@ class BestEnvQuery:
         self, info: Info, a: strawberry.ID, b: strawberry.ID
     ) -> EnvironmentDiff | None:
         ctx = info.context
-        found = await ctx.call(BestAndEnvironments(ctx.recipes).env_diff, str(a), str(b), ctx.scope)
+        found = await ctx.call(_questions(ctx).env_diff, str(a), str(b), ctx.scope)
         return EnvironmentDiff.of(found)
 
     @field(
@@ -296,7 +300,7 @@ class BestEnvQuery:
     ) -> RunsWithPackage:
         ctx = info.context
         found = await ctx.call(
-            BestAndEnvironments(ctx.recipes).runs_with,
+            _questions(ctx).runs_with,
             package,
             version,
             ctx.scope,

@@ -11,7 +11,6 @@ from strawberry.scalars import JSON
 
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
-from provgraph.query.read.compare_reads import CompareReads
 from provgraph.query.recipes.compare_service import Comparisons
 
 
@@ -203,11 +202,10 @@ class CompareQuery:
         sort_by: str | None = None,
     ) -> Comparison:
         ctx = info.context
-        service = Comparisons(
-            CompareReads(ctx.recipes.session, ctx.scope), ctx.settings.page_max_size
-        )
+        service = Comparisons(ctx.readers.compare, ctx.settings.page_max_size)
         answer = await ctx.call(
             service.compare,
+            ctx.scope,
             experiment=None if experiment is None else str(experiment),
             runs=[str(r) for r in runs or ()],
             everything=all,

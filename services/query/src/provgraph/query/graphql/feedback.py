@@ -16,7 +16,7 @@ from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import as_text
 from provgraph.query.graphql.node import Node, to_node
 from provgraph.query.graphql.refs import DeploymentRef
-from provgraph.query.read.feedback_reads import FeedbackReads, FeedbackRecord
+from provgraph.query.read.feedback_reads import FeedbackRecord
 
 
 @strawberry.type(description="A production incident a feedback event recorded.")
@@ -80,11 +80,10 @@ async def _feedback(
 ) -> list[ModelFeedback]:
     ctx = info.context
     size = page_size(first, ctx.settings)
-    reads = FeedbackReads(ctx.recipes.session, ctx.scope)
-    as_of = root.as_of
+    reads, scope, as_of = ctx.readers.feedback, ctx.scope, root.as_of
 
     def fetch(ids: list[str]) -> list[list[FeedbackRecord]]:
-        return reads.feedback(ids, as_of=as_of, first=size)
+        return reads.feedback(ids, scope, as_of=as_of, first=size)
 
     records = await ctx.loaders.batched(("feedback", as_of, size), fetch).load(root.view.id)
     return [ModelFeedback.of(record, as_of) for record in records]

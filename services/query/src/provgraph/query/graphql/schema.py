@@ -29,7 +29,7 @@ from provgraph.query.graphql.router import ProvenanceRouter
 from provgraph.query.graphql.team import TeamQuery
 from provgraph.query.graphql.traversals import TraversalQuery
 from provgraph.query.read.model import Scope
-from provgraph.query.read.ports import ReadModel
+from provgraph.query.read.readers import Readers
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
@@ -85,10 +85,15 @@ def make_schema(settings: QuerySettings) -> ProvenanceSchema:
 
 
 def make_context(
-    settings: QuerySettings, reader: ReadModel, recipes: Recipes, scope: Scope | None = None
+    settings: QuerySettings,
+    readers: Readers,
+    recipes: Recipes | None = None,
+    scope: Scope | None = None,
 ) -> GraphContext:
-    """A fresh context (fresh DataLoaders) for in-process callers; every project by default."""
-    return GraphContext(settings, reader, recipes, scope or Scope.everything())
+    """A fresh context (fresh DataLoaders) for in-process callers: the recipes over
+    `readers.recipes` unless given, every project by default."""
+    recipes = recipes if recipes is not None else Recipes(readers.recipes)
+    return GraphContext(settings, readers, recipes, scope or Scope.everything())
 
 
 def make_router(

@@ -12,7 +12,7 @@ import strawberry
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long
 from provgraph.query.graphql.node import Node
-from provgraph.query.read.series_reads import MetricSeriesView, SeriesReads
+from provgraph.query.read.series_reads import MetricSeriesView
 from provgraph.schemas.storage import SERIES_BUCKETS_PER_OCTAVE
 
 
@@ -49,11 +49,11 @@ async def _metric_series(
     names: Annotated[list[str] | None, strawberry.argument(description=_NAMES)] = None,
 ) -> list[MetricSeries]:
     ctx = info.context
-    reads = SeriesReads(ctx.recipes.session, ctx.scope)
+    reads, scope = ctx.readers.series, ctx.scope
     as_of, wanted = root.as_of, tuple(names) if names is not None else None
 
     def fetch(ids: list[str]) -> list[list[MetricSeriesView]]:
-        return reads.series(ids, names=wanted, as_of=as_of)
+        return reads.series(ids, scope, names=wanted, as_of=as_of)
 
     key = ("metric_series", as_of, wanted)
     views = await ctx.loaders.batched(key, fetch).load(root.view.id)

@@ -10,7 +10,6 @@ import strawberry
 
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
-from provgraph.query.read.digest_reads import DigestReads
 from provgraph.query.recipes.checkpoint_advice import DEFAULT_MAX_REWORK_S
 from provgraph.query.recipes.digest import DEFAULT_STALLED_AFTER_S
 from provgraph.query.recipes.digest_render import render_digest
@@ -303,7 +302,7 @@ def _interruption(i: Mapping[str, Any]) -> CheckpointInterruption:
 
 def _questions(info: Info) -> TeamQuestions:
     ctx = info.context
-    return TeamQuestions(DigestReads(ctx.recipes.session, ctx.scope), ctx.settings.page_max_size)
+    return TeamQuestions(ctx.readers.digest, ctx.settings.page_max_size)
 
 
 @strawberry.type
@@ -329,6 +328,7 @@ class TeamQuery:
         answer = await info.context.call(
             _questions(info).digest,
             projects,
+            info.context.scope,
             since_s=parse_duration(since, "since"),
             until=parse_instant(until, "until"),
             stalled_after_s=stalled,
@@ -350,6 +350,7 @@ class TeamQuery:
         rework = parse_duration(max_rework, "maxRework") if max_rework else DEFAULT_MAX_REWORK_S
         answer = await info.context.call(
             _questions(info).advise_checkpoints,
+            info.context.scope,
             target=str(id) if id is not None else None,
             project=project,
             max_rework_s=rework,

@@ -25,14 +25,13 @@ from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.ide import serves_the_ide
 from provgraph.query.graphql.schema import make_router
 from provgraph.query.http import cypher, marquez_columns, probes, rest, ui
-from provgraph.query.http.deps import QueryContext, get_context, get_reader, get_recipes, scope_for
+from provgraph.query.http.deps import QueryContext, get_context, get_readers, get_recipes, scope_for
 from provgraph.query.http.guard import CypherGuard
 from provgraph.query.http.marquez import datasets, jobs, namespaces, search
 from provgraph.query.http.metrics import QueryMetrics
 from provgraph.query.http.readiness import Readiness, neo4j_probe
-from provgraph.query.read.marquez_reads import MarquezReader
 from provgraph.query.read.model import Scope
-from provgraph.query.read.reader import GraphReader
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas.version import __version__
@@ -50,15 +49,16 @@ async def _on_neo4j_error(_request: Request, exc: Exception) -> Response:
 
 
 def _start(context: QueryContext, driver: neo4j.Driver) -> None:
-    """Build what the routes use over `driver`."""
+    """Build what the routes use over `driver`: the readers once, for every route and
+    resolver; the Cypher endpoint's guard and the readiness probe, which read no model, keep
+    sessions of their own."""
     s = context.settings
     context.driver = driver
     context.guard = CypherGuard(
         driver, s.neo4j_database, timeout_s=s.cypher_timeout_s, row_cap=s.cypher_row_cap
     )
-    context.reader = GraphReader(driver, s.neo4j_database, s)
-    context.marquez = MarquezReader(driver, s.neo4j_database, s)
-    context.recipes = Recipes(driver, s.neo4j_database)
+    context.readers = neo4j_readers(driver, s.neo4j_database, s)
+    context.recipes = Recipes(context.readers.recipes)
     probe = neo4j_probe(driver, s.neo4j_database, READY_TIMEOUT_S)
     context.readiness = Readiness(probe, ttl_s=2.0, timeout_s=READY_TIMEOUT_S)
 
@@ -93,10 +93,10 @@ async def _authenticate_graphql(request: Request) -> None:
 async def _graphql_context(request: Request) -> GraphContext:
     """Each GraphQL request reads through what the lifespan started (fresh DataLoaders)."""
     context = get_context(request)
-    reader, recipes = get_reader(context), get_recipes(context)
+    readers, recipes = get_readers(context), get_recipes(context)
     # The GraphiQL page has no caller: its context (never used to read) may read nothing.
     scope = Scope(frozenset()) if serves_the_ide(request) else scope_for(request)
-    return GraphContext(context.settings, reader, recipes, scope)
+    return GraphContext(context.settings, readers, recipes, scope)
 
 
 def create_app(

@@ -17,6 +17,7 @@ from provgraph.query.http.readiness import Readiness
 from provgraph.query.ids import checked_id
 from provgraph.query.read.model import Scope
 from provgraph.query.read.ports import MarquezReads, ReadModel
+from provgraph.query.read.readers import Readers
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
@@ -25,14 +26,15 @@ T = TypeVar("T")
 
 @dataclass
 class QueryContext:
-    """Settings and metrics from the start; driver, reader, recipes and guard once started."""
+    """Settings and metrics from the start; driver, readers, recipes and guard once started
+    (`app._start`: the readers are built there once, every route and resolver reads through
+    them)."""
 
     settings: QuerySettings
     metrics: QueryMetrics
     driver: neo4j.Driver | None = None
     owns_driver: bool = True
-    reader: ReadModel | None = None
-    marquez: MarquezReads | None = None
+    readers: Readers | None = None
     recipes: Recipes | None = None
     guard: CypherGuard | None = None
     readiness: Readiness | None = None
@@ -58,12 +60,16 @@ def _started(part: T | None) -> T:
     return part
 
 
+def get_readers(context: Context) -> Readers:
+    return _started(context.readers)
+
+
 def get_reader(context: Context) -> ReadModel:
-    return _started(context.reader)
+    return get_readers(context).graph
 
 
 def get_marquez(context: Context) -> MarquezReads:
-    return _started(context.marquez)
+    return get_readers(context).marquez
 
 
 def get_recipes(context: Context) -> Recipes:

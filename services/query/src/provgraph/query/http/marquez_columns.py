@@ -32,7 +32,7 @@ from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.http.deps import MarquezDep, ReaderDep, SettingsDep, scope_for
 from provgraph.query.http.marquez.column_starts import JOB, Walk, job_outputs, walk_all
-from provgraph.query.http.marquez.common import MARQUEZ_DEFAULT_DEPTH, Depth, walk_depth
+from provgraph.query.http.marquez.common import MARQUEZ_DEFAULT_DEPTH, Depth, or_404, walk_depth
 from provgraph.query.http.marquez.ids import is_marquez_id
 from provgraph.query.read.columns import OL_NAME, OL_NAMESPACE
 from provgraph.query.read.model import (
@@ -85,9 +85,8 @@ def get_column_lineage(
             "columns only (each dataset's latest columnLineage facet); ask without #<version>",
             node_id=node_id,
         )
-    if found is None:
-        raise NotFoundError(f"no dataset, field or job {node_id!r}", node_id=node_id)
-    return marquez_column_graph(found)
+    missing = NotFoundError(f"no dataset, field or job {node_id!r}", node_id=node_id)
+    return marquez_column_graph(or_404(found, missing))
 
 
 def _of_job(

@@ -28,7 +28,7 @@ from fastapi import APIRouter, Depends, Request
 from provgraph.authz.web import authenticate
 from provgraph.core.errors import NotFoundError
 from provgraph.query.http.deps import MarquezDep, NodeIdParam, ReaderDep, SettingsDep, scope_for
-from provgraph.query.http.marquez.common import Depth, walk_depth
+from provgraph.query.http.marquez.common import Depth, or_404, walk_depth
 from provgraph.query.http.marquez.ids import answer_id, is_marquez_id, name_of, namespace_of
 from provgraph.query.http.marquez_around import DATASET_TYPES, around_dataset
 from provgraph.query.read.model import Direction, EdgeView, Lineage, NodeView, Scope
@@ -64,13 +64,11 @@ def get_lineage(
     integer, walked within 1 and the settings' maximum, as `walk_depth` reads it)."""
     depth = walk_depth(depth, settings.lineage_default_depth, settings.lineage_max_depth)
     scope = scope_for(request)
-    root = marquez.resolve_marquez_id(node_id, scope) if is_marquez_id(node_id) else node_id
-    if root is None:
-        raise NotFoundError(f"no node {node_id!r}", node_id=node_id)
-    limit = settings.lineage_default_limit
-    lineage = reader.lineage(root, scope, direction=Direction.BOTH, depth=depth, limit=limit)
-    if lineage is None:
-        raise NotFoundError(f"no node {node_id!r}", node_id=node_id)
+    missing = NotFoundError(f"no node {node_id!r}", node_id=node_id)
+    resolved = marquez.resolve_marquez_id(node_id, scope) if is_marquez_id(node_id) else node_id
+    root, limit = or_404(resolved, missing), settings.lineage_default_limit
+    found = reader.lineage(root, scope, direction=Direction.BOTH, depth=depth, limit=limit)
+    lineage = or_404(found, missing)
     if lineage.root.type in JOB_TYPES:
         lineage = _around_job(lineage, reader, scope, depth, limit)
     elif lineage.root.type in DATASET_TYPES:

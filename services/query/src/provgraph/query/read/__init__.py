@@ -1,1 +1,3 @@
-"""The read model: its port (`ports.ReadModel`), its views, and the Neo4j reader with its Cypher."""
+"""The read model: its ports (`ports.py`, and one beside each `*_reads.py` adapter), its views
+(`model.py`), the Neo4j readers each with its Cypher beside it, and `readers.Readers`, the one
+bundle of them that the app, the command line and the tests assemble."""

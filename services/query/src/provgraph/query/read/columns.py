@@ -7,11 +7,11 @@ An OpenLineage-born Dataset node keeps its latest facet as `column_lineage_json`
                 "transformationDescription": .., "transformationType": ..}}}
 
 Input fields name datasets by OpenLineage (namespace, name), which the node's `marquez_id`
-(`dataset:<namespace>:<name>`) finds. The walk is pure: it goes hop by hop, and asks the
-callables it is given for the datasets of the next hop (the reader answers each with one read
-filtered to the caller's scope, so an unreadable dataset is never reached): upstream, the
-datasets the frontier's input fields name; downstream, the datasets whose facets name the
-frontier's datasets. Depth and the number of columns are bounded.
+(`dataset:<namespace>:<name>`, `marquez_ids.py`) finds. The walk is pure: it goes hop by hop,
+and asks the callables it is given for the datasets of the next hop (`column_reads.py` answers
+each with one read filtered to the caller's scope, so an unreadable dataset is never reached):
+upstream, the datasets the frontier's input fields name; downstream, the datasets whose facets
+name the frontier's datasets. Depth and the number of columns are bounded.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read.marquez_ids import marquez_id
 from provgraph.query.read.model import (
     ColumnEdge,
     ColumnKey,
@@ -58,13 +59,13 @@ def column_root(node: NodeView, dataset: NodeView | None) -> NodeView | None:
 
 def consumer_keys(keys: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
     """(namespace, name) pairs as the text the stored facet holds them in (canonical JSON
-    strings, quotes included): what `cypher.COLUMN_CONSUMERS` looks for."""
+    strings, quotes included): what `column_reads.COLUMN_CONSUMERS` looks for."""
     return [{"namespace": encode_json(ns), "name": encode_json(name)} for ns, name in keys]
 
 
 def marquez_dataset_id(namespace: str, name: str) -> str:
     """Marquez's id of an OpenLineage dataset, as the projection stores it in `marquez_id`."""
-    return f"dataset:{namespace}:{name}"
+    return marquez_id("dataset", namespace, name)
 
 
 @dataclass(frozen=True)

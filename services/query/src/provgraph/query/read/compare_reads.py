@@ -1,16 +1,60 @@
-"""The read of `compare` over Neo4j: an experiment's runs and named runs, one round trip."""
+"""The read of `compare`: the `CompareReads` port, and `CompareReader`, its adapter over Neo4j
+with its Cypher: an experiment's runs and named runs, one round trip."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from provgraph.query.read import cypher
 from provgraph.query.read.convert import scope_params
+from provgraph.query.read.fragments import kind, live, visible
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
-from provgraph.schemas.storage import public_deep
+from provgraph.schemas.graph import Label, Rel
+from provgraph.schemas.storage import FIRST_SEEN_AT, public_deep
+
+
+def _compared_run(r: str) -> str:
+    """A run of `compare` and what is one step upstream of it (pattern comprehensions: one
+    row per query whatever the number of runs, every neighbour visible)."""
+    return f"""{{run: properties({r}),
+  experiment: head([({r})-[:{Rel.PART_OF}]->(cx:{Label.EXPERIMENT}:{Label.ENTITY})
+    WHERE {visible("cx")} | cx.id]),
+  inputs: [({r})-[cu:{Rel.USED}]->(cd:{Label.DATASET_VERSION}:{Label.ENTITY})
+    WHERE {visible("cd")} | {{role: cu.role, id: cd.id}}],
+  environments: [({r})-[:{Rel.RAN_IN}]->(ce:{Label.ENVIRONMENT}:{Label.ENTITY})
+    WHERE {visible("ce")} | properties(ce)],
+  bases: [({r})-[:{Rel.STARTED_FROM}]->(cb:{Label.ENTITY})
+    WHERE (cb:{Label.MODEL_VERSION} OR cb:{Label.CHECKPOINT}) AND {visible("cb")}
+    | {{id: cb.id, type: {kind("cb")}}}],
+  resumes: [({r})-[:{Rel.RESUMED_FROM}]->(cc:{Label.CHECKPOINT}:{Label.ENTITY})
+    WHERE {visible("cc")} | {{id: cc.id, step: cc.step,
+      run: head([(cc)-[:{Rel.GENERATED_BY}]->(cr:{Label.RUN}:{Label.ENTITY})
+        WHERE {visible("cr")} | cr.id])}}]
+}}"""
+
+
+# The runs of `compare`: the live runs of experiment $experiment (the $limit highest numbers)
+# and the runs named in $ids, each with its upstream; `member_count` counts the experiment's.
+COMPARE_RUNS = f"""
+OPTIONAL MATCH (x:{Label.EXPERIMENT}:{Label.ENTITY} {{id: $experiment}})
+WHERE {visible("x")}
+WITH x,
+  COLLECT {{
+    MATCH (x)<-[:{Rel.PART_OF}]-(r:{Label.RUN}:{Label.ENTITY})
+    WHERE {visible("r")} AND {live("r")}
+    RETURN r ORDER BY coalesce(r.run_number, -1) DESC,
+      coalesce(r.started_at, r.{FIRST_SEEN_AT}) DESC, r.id DESC
+    LIMIT $limit
+  }} AS members,
+  COLLECT {{
+    MATCH (r:{Label.RUN}:{Label.ENTITY}) WHERE r.id IN $ids AND {visible("r")} RETURN r
+  }} AS named
+WITH x, members, [r IN named WHERE NOT r IN members] AS extra
+RETURN x IS NOT NULL AS experiment_found, size(members) AS member_count,
+  [r IN members + extra | {_compared_run("r")}] AS runs
+"""
 
 
 @dataclass(frozen=True)
@@ -27,17 +71,29 @@ class ComparedRuns:
     runs: list[dict[str, Any]]
 
 
-class CompareReads:
-    """The compare read of one request, bound to its scope (the `CompareSource` port)."""
+class CompareReads(Protocol):
+    """What `recipes.compare_service.Comparisons` reads, in the caller's `Scope` (like
+    `ReadModel`'s: a run or experiment of an unreadable project is a missing one)."""
 
-    def __init__(self, session: ReadSession, scope: Scope) -> None:
+    def compared_runs(
+        self, experiment: str | None, ids: Sequence[str], limit: int, scope: Scope
+    ) -> ComparedRuns:
+        """The live runs of `experiment` (at most `limit`, highest numbers first) and the runs
+        `ids`, each with what is one step upstream of it."""
+
+
+class CompareReader:
+    """`CompareReads` over Neo4j."""
+
+    def __init__(self, session: ReadSession) -> None:
         self._session = session
-        self._scope = scope_params(scope)
 
-    def compared_runs(self, experiment: str | None, ids: Sequence[str], limit: int) -> ComparedRuns:
+    def compared_runs(
+        self, experiment: str | None, ids: Sequence[str], limit: int, scope: Scope
+    ) -> ComparedRuns:
         """The live runs of `experiment` (at most `limit`) and the runs `ids`."""
-        params = {**self._scope, "experiment": experiment, "ids": list(ids), "limit": limit}
-        (record,) = self._session.run(cypher.COMPARE_RUNS, params)
+        params = {**scope_params(scope), "experiment": experiment, "ids": list(ids), "limit": limit}
+        (record,) = self._session.run(COMPARE_RUNS, params)
         return ComparedRuns(
             experiment_found=bool(record["experiment_found"]),
             members=int(record["member_count"]),

@@ -1,9 +1,9 @@
 """The reads of the Marquez API over Neo4j: `MarquezReader` implements `MarquezReads`.
 
-One round trip per call, like `GraphReader` (the same session rules, the same scope parameters);
-all Cypher in `read/cypher.py`. Namespaces and names are Marquez's: an OpenLineage-born dataset
-or job by its OpenLineage namespace and name (its indexed `marquez_id`), one born in provgraph
-by its project and name.
+One round trip per call, like `GraphReader` (the same session, the same scope parameters); its
+Cypher stands beside it in `read/marquez_cypher.py`. Namespaces and names are Marquez's: an
+OpenLineage-born dataset or job by its OpenLineage namespace and name (its indexed `marquez_id`,
+`read/marquez_ids.py`), one born in provgraph by its project and name.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from neo4j import Driver, Record
+from neo4j import Record
 
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read import cypher
+from provgraph.query.read import marquez_cypher
 from provgraph.query.read.convert import label_of, node_view, scope_params
+from provgraph.query.read.marquez_ids import marquez_id, marquez_label
 from provgraph.query.read.model import (
     DatasetDetail,
     JobDetail,
@@ -29,23 +30,19 @@ from provgraph.query.read.model import (
 from provgraph.query.read.session import ReadSession
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas import storage
-from provgraph.schemas.graph import Label
 
 MAX_OFFSET = 2**30
 """An `offset` past this one is read as this one: past the end of any list (an empty page).
 Marquez's offsets are Java ints; this keeps `offset + limit` one too (Cypher's list slices
 take nothing larger), whatever the caller sends."""
-_MARQUEZ_LABELS = {"dataset": Label.DATASET, "job": Label.JOB}
 
 
 class MarquezReader:
     """Reads the graph by Marquez's keys; every method applies the caller's `Scope`."""
 
-    def __init__(
-        self, driver: Driver, database: str = "neo4j", settings: QuerySettings | None = None
-    ) -> None:
+    def __init__(self, session: ReadSession, settings: QuerySettings | None = None) -> None:
+        self._session = session
         self._settings = settings or QuerySettings()
-        self._session = ReadSession(driver, database, self._settings.read_timeout_s)
 
     def _read(self, text: str, scope: Scope, params: dict[str, Any]) -> list[Record]:
         return self._session.run(text, {**scope_params(scope), **params})
@@ -55,10 +52,10 @@ class MarquezReader:
 
     def resolve_marquez_id(self, marquez_id: str, scope: Scope) -> str | None:
         """The provgraph id of the Dataset or Job whose `marquez_id` is `marquez_id`."""
-        label = _MARQUEZ_LABELS.get(marquez_id.split(":", 1)[0])
+        label = marquez_label(marquez_id)
         if label is None:
             return None
-        records = self._read(cypher.marquez_node(label), scope, {"mid": marquez_id})
+        records = self._read(marquez_cypher.marquez_node(label), scope, {"mid": marquez_id})
         return str(records[0]["id"]) if records else None
 
     def namespaces(
@@ -66,20 +63,22 @@ class MarquezReader:
     ) -> Slice:
         """Namespaces (items: NamespaceView) by name; `name` keeps that one alone."""
         params = {"name": name, **self._slice(limit, offset)}
-        record = self._read(cypher.MARQUEZ_NAMESPACES, scope, params)[0]
+        record = self._read(marquez_cypher.MARQUEZ_NAMESPACES, scope, params)[0]
         items = tuple(NamespaceView(**row) for row in record["items"])
         return Slice(items=items, total=int(record["total"]))
 
     def datasets(self, namespace: str, scope: Scope, *, limit: int = 100, offset: int = 0) -> Slice:
         """Live datasets of a namespace by name (items: DatasetDetail)."""
         params = {"ns": namespace, **self._slice(limit, offset)}
-        record = self._read(cypher.MARQUEZ_DATASETS, scope, params)[0]
+        record = self._read(marquez_cypher.MARQUEZ_DATASETS, scope, params)[0]
         items = tuple(_dataset_detail(row["dataset"], row["current"]) for row in record["items"])
         return Slice(items=items, total=int(record["total"]))
 
     def dataset(self, namespace: str, name: str, scope: Scope) -> DatasetDetail | None:
         """One dataset by namespace and name."""
-        records = self._read(cypher.MARQUEZ_DATASET, scope, _keys("dataset", namespace, name))
+        records = self._read(
+            marquez_cypher.MARQUEZ_DATASET, scope, _keys("dataset", namespace, name)
+        )
         return _dataset_detail(records[0]["dataset"], records[0]["current"]) if records else None
 
     def dataset_versions(
@@ -87,7 +86,7 @@ class MarquezReader:
     ) -> Slice | None:
         """The versions of a dataset, newest first (items: VersionDetail); None: no dataset."""
         params = {**_keys("dataset", namespace, name), **self._slice(limit, offset)}
-        records = self._read(cypher.MARQUEZ_DATASET_VERSIONS, scope, params)
+        records = self._read(marquez_cypher.MARQUEZ_DATASET_VERSIONS, scope, params)
         if not records:
             return None
         items = tuple(_version_detail(row) for row in records[0]["items"])
@@ -98,19 +97,19 @@ class MarquezReader:
     ) -> VersionDetail | None:
         """One version of a dataset by its version label."""
         params = {**_keys("dataset", namespace, name), "version": version}
-        records = self._read(cypher.MARQUEZ_DATASET_VERSION, scope, params)
+        records = self._read(marquez_cypher.MARQUEZ_DATASET_VERSION, scope, params)
         return _version_detail(records[0]["detail"]) if records else None
 
     def jobs(self, namespace: str, scope: Scope, *, limit: int = 100, offset: int = 0) -> Slice:
         """Live jobs (and experiments) of a namespace by name (items: JobDetail)."""
         params = {"ns": namespace, **self._slice(limit, offset)}
-        record = self._read(cypher.MARQUEZ_JOBS, scope, params)[0]
+        record = self._read(marquez_cypher.MARQUEZ_JOBS, scope, params)[0]
         items = tuple(_job_detail(row["job"], row["latest_run"]) for row in record["items"])
         return Slice(items=items, total=int(record["total"]))
 
     def job(self, namespace: str, name: str, scope: Scope) -> JobDetail | None:
         """One job (or experiment) by namespace and name, with its latest run."""
-        records = self._read(cypher.MARQUEZ_JOB, scope, _keys("job", namespace, name))
+        records = self._read(marquez_cypher.MARQUEZ_JOB, scope, _keys("job", namespace, name))
         return _job_detail(records[0]["job"], records[0]["latest_run"]) if records else None
 
     def job_runs(
@@ -118,7 +117,7 @@ class MarquezReader:
     ) -> Slice | None:
         """The runs of a job, newest first (items: RunDetail); None: no such job."""
         params = {**_keys("job", namespace, name), **self._slice(limit, offset)}
-        records = self._read(cypher.MARQUEZ_JOB_RUNS, scope, params)
+        records = self._read(marquez_cypher.MARQUEZ_JOB_RUNS, scope, params)
         if not records:
             return None
         items = tuple(_run_detail(row) for row in records[0]["items"])
@@ -126,7 +125,7 @@ class MarquezReader:
 
     def run(self, run_id: str, scope: Scope) -> RunDetail | None:
         """One run by provgraph id (`run:<runId>`)."""
-        records = self._read(cypher.MARQUEZ_RUN, scope, {"id": run_id})
+        records = self._read(marquez_cypher.MARQUEZ_RUN, scope, {"id": run_id})
         return _run_detail(records[0]["detail"]) if records else None
 
     def marquez_search(
@@ -146,7 +145,7 @@ class MarquezReader:
             "by_update": by_update,
             "limit": page_window(limit, 0, self._settings.page_max_size)["limit"],
         }
-        record = self._read(cypher.MARQUEZ_SEARCH, scope, params)[0]
+        record = self._read(marquez_cypher.MARQUEZ_SEARCH, scope, params)[0]
         items = tuple(node_view(n) for n in record["items"])
         return Slice(items=items, total=int(record["total"]))
 
@@ -164,7 +163,7 @@ def page_window(limit: int, offset: int, ceiling: int) -> dict[str, int]:
 
 def _keys(kind: str, namespace: str, name: str) -> dict[str, str]:
     """The parameters naming one dataset or job: its Marquez id, namespace and name."""
-    return {"mid": f"{kind}:{namespace}:{name}", "ns": namespace, "name": name}
+    return {"mid": marquez_id(kind, namespace, name), "ns": namespace, "name": name}
 
 
 def _dataset_detail(dataset: Any, current: Any) -> DatasetDetail:

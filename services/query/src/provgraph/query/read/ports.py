@@ -1,10 +1,13 @@
-"""The read model's port: what every reader of the graph may ask.
+"""The read model's ports: what GraphQL, REST and the CLI may ask of the lineage graph
+(`ReadModel`) and of it by Marquez's keys (`MarquezReads`).
 
-`provgraph.query.read.reader.GraphReader` implements it over Neo4j (one Cypher round trip per
-call); GraphQL, REST and the CLI depend only on this protocol. The contract tests
-(tests/read_model_contract.py) hold every adapter, fake or real, to the same answers.
+`reader.GraphReader` and `marquez_reads.MarquezReader` implement them over Neo4j (one Cypher
+round trip per call); callers depend only on these protocols. The contract tests
+(tests/contracts/read_model.py) hold every adapter, fake or real, to the same answers.
 Every method takes the caller's `Scope`: a node of an unreadable project is answered exactly
-like a node that does not exist, and traversals never pass through unreadable nodes.
+like a node that does not exist, and traversals never pass through unreadable nodes. The
+recipes' reads have ports of the same kind, each beside its Neo4j adapter (`*_reads.py`);
+`readers.Readers` holds one of each.
 """
 
 from __future__ import annotations

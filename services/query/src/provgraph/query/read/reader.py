@@ -1,7 +1,8 @@
 """The read model over Neo4j: `GraphReader` implements `ReadModel`, one round trip per call.
 
-All Cypher lives in `read/cypher.py`; this module validates arguments, binds parameters (always
-including the caller's scope) and converts records (`read/convert.py`).
+Its Cypher stands beside it in `read/graph_cypher.py` (column lineage: `read/column_reads.py`);
+this module validates arguments, binds parameters (always including the caller's scope) and
+converts records (`read/convert.py`).
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from neo4j import Driver, Record
+from neo4j import Record
 
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read import columns, cypher
+from provgraph.query.read import graph_cypher
+from provgraph.query.read.column_reads import ColumnReads, column_lineage
 from provgraph.query.read.convert import (
     as_number,
     bounded,
@@ -56,13 +58,11 @@ class GraphReader:
     """Reads the projected lineage graph; every method applies the caller's `Scope`."""
 
     def __init__(
-        self,
-        driver: Driver,
-        database: str = "neo4j",
-        settings: QuerySettings | None = None,
+        self, session: ReadSession, columns: ColumnReads, settings: QuerySettings | None = None
     ) -> None:
+        self._session = session
+        self._columns = columns
         self._settings = settings or QuerySettings()
-        self._session = ReadSession(driver, database, self._settings.read_timeout_s)
 
     def _read(
         self, text: str, scope: Scope, params: dict[str, Any], as_of: str | None = None
@@ -83,7 +83,7 @@ class GraphReader:
         self, ids: Sequence[str], scope: Scope, as_of: str | None = None
     ) -> list[NodeView | None]:
         """Many nodes by id, in the order asked (None where absent or unreadable)."""
-        records = self._read(cypher.NODES, scope, {"ids": list(ids)}, as_of)
+        records = self._read(graph_cypher.NODES, scope, {"ids": list(ids)}, as_of)
         found = {view.id: view for view in (node_view(r["n"]) for r in records)}
         return [found.get(node_id) for node_id in ids]
 
@@ -96,7 +96,7 @@ class GraphReader:
         as_of: str | None = None,
     ) -> list[list[tuple[EdgeView, NodeView]]]:
         """For each id, its `rel` neighbours (UPSTREAM: outgoing, DOWNSTREAM: incoming)."""
-        text = cypher.neighbours(rel_of(rel), _NEIGHBOUR_ARROWS[Direction(direction)])
+        text = graph_cypher.neighbours(rel_of(rel), _NEIGHBOUR_ARROWS[Direction(direction)])
         records = self._read(text, scope, {"ids": list(ids)}, as_of)
         found: dict[str, list[tuple[EdgeView, NodeView]]] = {}
         for r in records:
@@ -118,7 +118,7 @@ class GraphReader:
         if name is None and version is None and number is None:
             raise InvalidArgumentError("find needs a name, version or number")
         params = {"project": project, "name": name, "version": version, "number": number}
-        records = self._read(cypher.find(label_of(type)), scope, params)
+        records = self._read(graph_cypher.find(label_of(type)), scope, params)
         return node_view(records[0]["n"]) if records else None
 
     def list_nodes(
@@ -153,7 +153,7 @@ class GraphReader:
             "after_id": after_id,
             "fetch": size + 1,
         }
-        records = self._read(cypher.list_nodes(label_of(type)), scope, params)
+        records = self._read(graph_cypher.list_nodes(label_of(type)), scope, params)
         items = [node_view(r["n"]) for r in records[:size]]
         more = len(records) > size and bool(items)
         cursor = encode_cursor(items[-1].first_seen_at or "", items[-1].id) if more else None
@@ -177,11 +177,11 @@ class GraphReader:
             "fetch": self._page_size(first),
             "project": project,
         }
-        return [node_view(r["n"]) for r in self._read(cypher.SEARCH, scope, params)]
+        return [node_view(r["n"]) for r in self._read(graph_cypher.SEARCH, scope, params)]
 
     def projects(self, scope: Scope) -> list[str]:
         """The projects of the nodes the caller may read, by name (not token holders')."""
-        return [str(r["project"]) for r in self._read(cypher.PROJECTS, scope, {})]
+        return [str(r["project"]) for r in self._read(graph_cypher.PROJECTS, scope, {})]
 
     def artifact(
         self, scope: Scope, *, uri: str | None = None, checksum: str | None = None
@@ -194,15 +194,11 @@ class GraphReader:
             "checksum": checksum or None,
             "fetch": self._settings.page_max_size,
         }
-        return [node_view(r["n"]) for r in self._read(cypher.ARTIFACT, scope, params)]
+        return [node_view(r["n"]) for r in self._read(graph_cypher.ARTIFACT, scope, params)]
 
     def datasets_by_key(self, keys: Sequence[str], scope: Scope) -> list[NodeView | None]:
         """For each key, a Dataset or DatasetVersion with that provgraph id or Marquez id."""
-        records = self._read(cypher.DATASETS_BY_KEY, scope, {"keys": list(keys)})
-        found: dict[str, NodeView] = {}
-        for r in records:
-            found.setdefault(str(r["key"]), node_view(r["d"]))
-        return [found.get(key) for key in keys]
+        return self._columns.datasets_by_key(keys, scope)
 
     # -- column lineage ---------------------------------------------------------------------
 
@@ -217,34 +213,17 @@ class GraphReader:
         limit: int = 1000,
     ) -> ColumnLineage | None:
         """The column-level graph from the latest `columnLineage` facets: one read for the
-        start, then one per hop and direction (`read/columns.py` walks)."""
+        start, then one per hop and direction (`read/column_reads.py`)."""
         depth = bounded("depth", depth, self._settings.lineage_max_depth)
         limit = bounded("limit", limit, self._settings.lineage_max_limit)
-        records = self._read(cypher.COLUMN_ROOT, scope, {"id": dataset_id})
-        if not records:
-            return None
-        dataset = records[0]["d"]
-        root = columns.column_root(
-            node_view(records[0]["n"]), node_view(dataset) if dataset is not None else None
-        )
-        if root is None:
-            return None
-
-        def by_marquez_id(keys: Sequence[str]) -> list[NodeView]:
-            return [view for view in self.datasets_by_key(keys, scope) if view is not None]
-
-        def consumers(keys: Sequence[tuple[str, str]]) -> list[NodeView]:
-            params = {"keys": columns.consumer_keys(keys), "fetch": limit}
-            return [node_view(r["d"]) for r in self._read(cypher.COLUMN_CONSUMERS, scope, params)]
-
-        return columns.walk(
-            root,
+        return column_lineage(
+            self._columns,
+            dataset_id,
+            scope,
             field=field,
             direction=Direction(direction),
             depth=depth,
             limit=limit,
-            by_marquez_id=by_marquez_id,
-            consumers=consumers,
         )
 
     # -- history ----------------------------------------------------------------------------
@@ -256,7 +235,7 @@ class GraphReader:
         size = self._page_size(first)
         after_at, after_id = decode_cursor(after)
         params = {"id": node_id, "after_at": after_at, "after_id": after_id, "fetch": size + 1}
-        records = self._read(cypher.HISTORY, scope, params)
+        records = self._read(graph_cypher.HISTORY, scope, params)
         if not records:
             return None
         events = records[0]["events"]
@@ -283,7 +262,7 @@ class GraphReader:
         depth = bounded("depth", depth, self._settings.lineage_max_depth)
         limit = bounded("limit", limit, self._settings.lineage_max_limit)
         labels = [label_of(t).value for t in types]
-        text = cypher.lineage(Direction(direction), depth)
+        text = graph_cypher.lineage(Direction(direction), depth)
         params = {"id": node_id, "types": labels, "limit": limit, "fetch": limit + 1}
         records = self._read(text, scope, params, as_of)
         if not records:
@@ -304,7 +283,7 @@ class GraphReader:
     ) -> list[ImpactItem] | None:
         """Live ModelVersions and Deployments downstream, each with one shortest path from the
         start (nodes in traversal order), nearest first."""
-        text = cypher.impact(self._settings.lineage_max_depth)
+        text = graph_cypher.impact(self._settings.lineage_max_depth)
         params = {
             "id": node_id,
             "dead_model": _DEAD_MODEL_STATUSES,
@@ -326,7 +305,7 @@ class GraphReader:
             found = self.node(src, scope)
             return None if found is None else [GraphPath(nodes=(found,), edges=())]
         params = {"src": src, "dst": dst, "fetch": _PATHS_CAP}
-        records = self._read(cypher.paths(max_depth), scope, params)
+        records = self._read(graph_cypher.paths(max_depth), scope, params)
         if not records:
             return None
         return [graph_path(p) for p in records[0]["paths"]]

@@ -1,4 +1,5 @@
-"""The read of runs' logged metric series over Neo4j: many runs in one round trip.
+"""The read of runs' logged metric series: the `SeriesReads` port, and `SeriesReader`, its
+adapter over Neo4j with its Cypher (many runs in one round trip).
 
 `run.metrics.logged` events are folded into one node per run and metric name holding a bounded
 downsample of the series (`provgraph.schemas.storage.series_bucket`); every point logged stays
@@ -9,13 +10,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from provgraph.query.read import cypher
 from provgraph.query.read.convert import scope_params
+from provgraph.query.read.fragments import visible
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
-from provgraph.schemas.storage import SERIES_NAME, series_points
+from provgraph.schemas.graph import METRIC_SERIES_LABEL, Label
+from provgraph.schemas.storage import INTERNAL_PREFIX, SERIES_NAME, SERIES_RUN, series_points
+
+# For each readable run of $ids, its downsampled metric series (those named in $names, or all),
+# each as its stored properties without their version stamps. A series is found by its run's
+# id (an index), never by a traversal: it is no node of the lineage graph.
+RUN_METRIC_SERIES = f"""
+UNWIND $ids AS id
+MATCH (r:{Label.RUN}:{Label.ENTITY} {{id: id}})
+WHERE {visible("r")}
+RETURN id, COLLECT {{
+    MATCH (s:{METRIC_SERIES_LABEL} {{{SERIES_RUN}: id}})
+    WHERE $names IS NULL OR s.{SERIES_NAME} IN $names
+    RETURN [k IN keys(s) WHERE NOT k STARTS WITH '{INTERNAL_PREFIX}' | [k, s[k]]] AS props
+}} AS series
+"""
 
 
 @dataclass(frozen=True)
@@ -26,30 +42,46 @@ class MetricSeriesView:
     points: tuple[tuple[int, float], ...]
 
 
-class SeriesReads:
-    """The metric-series read of one request, bound to its scope."""
-
-    def __init__(self, session: ReadSession, scope: Scope) -> None:
-        self._session = session
-        self._scope = scope
+class SeriesReads(Protocol):
+    """What `Run.metricSeries` reads, in the caller's `Scope` (a run of an unreadable project
+    is a missing one)."""
 
     def series(
         self,
         ids: Sequence[str],
+        scope: Scope,
         *,
         names: Sequence[str] | None = None,
         as_of: str | None = None,
     ) -> list[list[MetricSeriesView]]:
         """For each run of `ids`, in the order asked, its metric series by name (those in
-        `names`, or all); empty when the run is absent, unreadable or logged none."""
+        `names`, or all); empty when the run is absent, unreadable, first seen after `as_of`
+        or logged none."""
+
+
+class SeriesReader:
+    """`SeriesReads` over Neo4j."""
+
+    def __init__(self, session: ReadSession) -> None:
+        self._session = session
+
+    def series(
+        self,
+        ids: Sequence[str],
+        scope: Scope,
+        *,
+        names: Sequence[str] | None = None,
+        as_of: str | None = None,
+    ) -> list[list[MetricSeriesView]]:
+        """For each run of `ids`, in the order asked, its metric series by name."""
         params = {
-            **scope_params(self._scope, as_of),
+            **scope_params(scope, as_of),
             "ids": list(ids),
             "names": list(names) if names is not None else None,
         }
         found = {
             str(r["id"]): series_views(dict(pairs) for pairs in r["series"])
-            for r in self._session.run(cypher.RUN_METRIC_SERIES, params)
+            for r in self._session.run(RUN_METRIC_SERIES, params)
         }
         return [found.get(run, []) for run in ids]
 

@@ -1,6 +1,6 @@
-"""`best`, `env-diff` and `runs-with` over the Neo4j read model: the reads of
-`read/best_env_reads.py`, the pure answers of `best_model.py` and `env_diff.py`, and for
-`best` the diff recipe between the previous best and the best."""
+"""`best`, `env-diff` and `runs-with`: the reads of the `read.best_env_reads.BestEnvReads`
+port, the pure answers of `best_model.py` and `env_diff.py`, and for `best` the diff recipe
+between the previous best and the best."""
 
 from __future__ import annotations
 
@@ -26,14 +26,15 @@ RUNS_WITH_DEFAULT, RUNS_WITH_MAX = 100, 1000
 
 
 class BestAndEnvironments:
-    """The model-choice and environment questions, sharing the recipes' read session."""
+    """The model-choice and environment questions over a `BestEnvReads` (and, for `best`,
+    the `diff` of `recipes`)."""
 
-    def __init__(self, recipes: Recipes, *, max_evaluations: int = MAX_EVALUATIONS) -> None:
+    def __init__(
+        self, reads: BestEnvReads, recipes: Recipes, *, max_evaluations: int = MAX_EVALUATIONS
+    ) -> None:
+        self._reads = reads
         self._recipes = recipes
         self._max = max_evaluations
-
-    def _reads(self, scope: Scope) -> BestEnvReads:
-        return BestEnvReads(self._recipes.session, scope)
 
     def best(
         self,
@@ -49,7 +50,7 @@ class BestAndEnvironments:
         """The best version of `model` by `metric` on one evaluation set, the previous best,
         the delta and the diff of their upstream chains; None when the model is missing."""
         model_ref = model_of(model, project)
-        rows = self._reads(scope).evaluations(model_ref, metric, self._max + 1)
+        rows = self._reads.evaluations(model_ref, metric, self._max + 1, scope)
         if rows is None:
             return None
         answer = best_answer(
@@ -72,7 +73,7 @@ class BestAndEnvironments:
     def env_diff(self, a: str, b: str, scope: Scope) -> dict[str, Any]:
         """The changes from snapshot `a` to snapshot `b`, and along the BASED_ON chain
         between them; `not_found` naming the side(s) missing."""
-        found = self._reads(scope).environment_pair(a, b)
+        found = self._reads.environment_pair(a, b, scope)
         left, right = found["a"], found["b"]
         if left is None or right is None:
             raise missing_sides({"a": (a, left), "b": (b, right)})
@@ -92,5 +93,5 @@ class BestAndEnvironments:
         `package==version` spec), oldest first."""
         name, pinned = parse_spec(package)
         wanted = version if version is not None else pinned
-        rows = self._reads(scope).runs_with(lookup_keys(name), wanted, project, limit + 1)
+        rows = self._reads.runs_with(lookup_keys(name), wanted, project, limit + 1, scope)
         return runs_with_answer(name, wanted, project, rows, limit)

@@ -1,25 +1,18 @@
 """`compare`: the runs of an experiment (or named runs) side by side, each checked against the
-run it should be compared with. One bounded read (`read/compare_reads.py`), then the pure
-comparison (`recipes/comparing.py`)."""
+run it should be compared with. One bounded read (the `read.compare_reads.CompareReads` port),
+then the pure comparison (`recipes/comparing.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read.compare_reads import ComparedRuns
+from provgraph.query.read.compare_reads import ComparedRuns, CompareReads
+from provgraph.query.read.model import Scope
 from provgraph.query.recipes.compare_answer import compare_runs
 from provgraph.schemas import IdKind, InvalidIdError, parse_id
-
-
-class CompareSource(Protocol):
-    """Where `Comparisons` reads runs (scope applied by the adapter)."""
-
-    def compared_runs(
-        self, experiment: str | None, ids: Sequence[str], limit: int
-    ) -> ComparedRuns: ...
 
 
 def _expect(argument: str, value: str, kind: IdKind) -> str:
@@ -36,14 +29,15 @@ def _expect(argument: str, value: str, kind: IdKind) -> str:
 
 
 class Comparisons:
-    """`compare` over a `CompareSource`; at most `max_runs` runs in one table."""
+    """`compare` over a `CompareReads`; at most `max_runs` runs in one table."""
 
-    def __init__(self, source: CompareSource, max_runs: int) -> None:
-        self._source = source
+    def __init__(self, reads: CompareReads, max_runs: int) -> None:
+        self._reads = reads
         self._max_runs = max_runs
 
     def compare(
         self,
+        scope: Scope,
         *,
         experiment: str | None = None,
         runs: Sequence[str] = (),
@@ -53,7 +47,7 @@ class Comparisons:
     ) -> dict[str, Any]:
         """The table; `not_found` names what was asked for and not found (or not readable)."""
         ids = self._arguments(experiment, runs, baseline)
-        found = self._source.compared_runs(experiment, ids, self._max_runs + 1)
+        found = self._reads.compared_runs(experiment, ids, self._max_runs + 1, scope)
         if experiment is not None and not found.experiment_found:
             raise NotFoundError(f"Not found: {experiment}.", missing={"experiment": experiment})
         records, truncated = _trimmed(found, self._max_runs, ids)

@@ -1,4 +1,4 @@
-"""Assemble a reproduce recipe from the records of `read.recipe_reads` (no Neo4j here).
+"""Assemble a reproduce recipe from the records of the `read.recipe_reads.RecipeReads` port.
 
 Whatever is missing is said so: placeholders, deleted nodes, files deleted, a run without
 environment, code or inputs, a chain cut at its bound all land in `gaps`, never dropped.
@@ -7,8 +7,10 @@ environment, code or inputs, a chain cut at its bound all land in `gaps`, never 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
+from provgraph.query.read.model import Scope
+from provgraph.query.read.recipe_reads import RecipeReads, Record
 from provgraph.query.recipes.diffing import image_ref
 from provgraph.schemas.storage import (
     DELETED_AT,
@@ -18,16 +20,6 @@ from provgraph.schemas.storage import (
     record_key,
     record_of,
 )
-
-Record = Mapping[str, Any]
-
-
-class RecipeSource(Protocol):
-    """The three reads a recipe needs, already bound to the caller's scope."""
-
-    def run(self, run_id: str) -> Record | None: ...
-
-    def derivation(self, ids: Sequence[str]) -> tuple[list[Record], list[Record]]: ...
 
 
 def _placeholder(props: Mapping[str, Any]) -> bool:
@@ -72,10 +64,12 @@ def _environment_view(env: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class RecipeBuilder:
-    """Walks from a producing run up its base-model and resume chains, `max_levels` deep."""
+    """Walks from a producing run up its base-model and resume chains, `max_levels` deep,
+    reading what the caller's `scope` may read."""
 
-    def __init__(self, source: RecipeSource, max_levels: int = 5) -> None:
-        self.source = source
+    def __init__(self, reads: RecipeReads, scope: Scope, max_levels: int = 5) -> None:
+        self.reads = reads
+        self.scope = scope
         self.max_levels = max_levels
         self.gaps: list[dict[str, Any]] = []
         self.datasets: set[str] = set()
@@ -107,7 +101,7 @@ class RecipeBuilder:
             self.gap(run_id, "cycle: run already in this recipe")
             return None
         self._runs_seen.add(run_id)
-        record = self.source.run(run_id)
+        record = self.reads.run(run_id, self.scope)
         if record is None:
             self.gap(run_id, "missing")
             return None
@@ -145,7 +139,7 @@ class RecipeBuilder:
         if not inputs:
             self.gap(run_id, "no input datasets recorded")
             return []
-        nodes, edges = self.source.derivation([i["id"] for i in inputs])
+        nodes, edges = self.reads.derivation([i["id"] for i in inputs], self.scope)
         by_id = {n["id"]: n for n in nodes}
         for node in nodes:
             self.flag(node)

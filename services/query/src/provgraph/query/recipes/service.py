@@ -1,19 +1,16 @@
 """reproduce and diff: the recipe of a model or checkpoint, and what changed between two runs.
 
-Both read Neo4j through `read.recipe_reads` (scope applied in the Cypher: an unreadable node is
-a missing node and is never traversed) and answer JSON-serialisable dicts.
+Both read through the `read.recipe_reads.RecipeReads` port (scope applied by the reader: an
+unreadable node is a missing node and is never traversed) and answer JSON-serialisable dicts.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from neo4j import Driver
-
 from provgraph.query.errors import InvalidArgumentError, missing_sides
 from provgraph.query.read.model import Scope
 from provgraph.query.read.recipe_reads import RecipeReads, Record
-from provgraph.query.read.session import ReadSession
 from provgraph.query.recipes.diffing import CAUSES, RunFacts, causes, compare, next_pair, run_facts
 from provgraph.query.recipes.recipe_build import RecipeBuilder, checkpoint_view, target_view
 
@@ -23,31 +20,15 @@ _DIFFABLE = ("Run", "ModelVersion")
 
 
 class Recipes:
-    """`reproduce` and `diff` over the Neo4j read model."""
+    """`reproduce` and `diff` over a `RecipeReads`."""
 
-    def __init__(
-        self,
-        driver: Driver,
-        database: str = "neo4j",
-        *,
-        timeout_s: float = 30.0,
-        max_levels: int = 5,
-    ) -> None:
-        self._session = ReadSession(driver, database, timeout_s)
+    def __init__(self, reads: RecipeReads, *, max_levels: int = 5) -> None:
+        self._reads = reads
         self.max_levels = max_levels
-
-    @property
-    def session(self) -> ReadSession:
-        """The bounded read session, shared with the other questions built on the recipes."""
-        return self._session
-
-    def _graph(self, scope: Scope) -> RecipeReads:
-        return RecipeReads(self._session, scope)
 
     def reproduce(self, node_id: str, scope: Scope) -> dict[str, Any] | None:
         """The complete recipe of a model version or checkpoint; None when it is missing."""
-        graph = self._graph(scope)
-        artifact = graph.artifact(node_id)
+        artifact = self._reads.artifact(node_id, scope)
         if artifact is None:
             return None
         kind = artifact["type"]
@@ -55,7 +36,7 @@ class Recipes:
             raise InvalidArgumentError(
                 f"reproduce takes a model version or a checkpoint, not a {kind}", id=node_id
             )
-        builder = RecipeBuilder(graph, self.max_levels)
+        builder = RecipeBuilder(self._reads, scope, self.max_levels)
         props = artifact["props"]
         builder.flag(props)
         exported = artifact["exported"]
@@ -79,8 +60,7 @@ class Recipes:
     def diff(self, a: str, b: str, scope: Scope) -> dict[str, Any]:
         """Two runs or two model versions compared, and the chain walked up to where the
         difference started; `not_found` naming the side(s) missing (or unreadable)."""
-        graph = self._graph(scope)
-        left, right = graph.artifact(a), graph.artifact(b)
+        left, right = self._reads.artifact(a, scope), self._reads.artifact(b, scope)
         if left is None or right is None:
             raise missing_sides({"a": (a, left), "b": (b, right)})
         kind = left["type"]
@@ -91,7 +71,7 @@ class Recipes:
                 b=right["type"],
             )
         run_a, run_b = (a, b) if kind == "Run" else (_maker(left), _maker(right))
-        chain, first_facts = self._chain(graph, run_a, run_b)
+        chain, first_facts = self._chain(scope, run_a, run_b)
         first = next((step for step in chain if step["differs"]), None)
         return {
             "a": a,
@@ -104,7 +84,7 @@ class Recipes:
         }
 
     def _chain(
-        self, graph: RecipeReads, run_a: str | None, run_b: str | None
+        self, scope: Scope, run_a: str | None, run_b: str | None
     ) -> tuple[list[dict[str, Any]], tuple[RunFacts, RunFacts]]:
         """Compare level by level up the base-model chain, at most `max_levels` levels."""
         chain: list[dict[str, Any]] = []
@@ -113,7 +93,7 @@ class Recipes:
         seen: set[tuple[str | None, str | None]] = set()
         while pair is not None and len(chain) < self.max_levels and pair not in seen:
             seen.add(pair)
-            facts = (_facts(graph, pair[0]), _facts(graph, pair[1]))
+            facts = (self._facts(pair[0], scope), self._facts(pair[1], scope))
             first = first or facts
             found = causes(*facts)
             chain.append(_level(len(chain), pair, found))
@@ -121,14 +101,13 @@ class Recipes:
         assert first is not None
         return chain, first
 
+    def _facts(self, run_id: str | None, scope: Scope) -> RunFacts:
+        return run_facts(self._reads.run(run_id, scope) if run_id is not None else None)
+
 
 def _maker(artifact: Record) -> str | None:
     runs = artifact["runs"]
     return str(runs[0]) if runs else None
-
-
-def _facts(graph: RecipeReads, run_id: str | None) -> RunFacts:
-    return run_facts(graph.run(run_id) if run_id is not None else None)
 
 
 def _level(level: int, pair: tuple[str | None, str | None], found: list[str]) -> dict[str, Any]:

@@ -1,16 +1,17 @@
-"""`digest` and `advise-checkpoints`: one bounded read each (`read/digest_reads.py`), then the
-pure computation (`recipes/digest.py`, `recipes/checkpoint_advice.py`)."""
+"""`digest` and `advise-checkpoints`: one bounded read each (the `read.digest_reads.DigestReads`
+port), then the pure computation (`recipes/digest.py`, `recipes/checkpoint_advice.py`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read.digest_reads import AdviceRecords, DigestRecords
+from provgraph.query.read.digest_reads import DigestReads
+from provgraph.query.read.model import Scope
 from provgraph.query.recipes.checkpoint_advice import DEFAULT_MAX_REWORK_S, advise
 from provgraph.query.recipes.digest import DEFAULT_STALLED_AFTER_S, digest
 from provgraph.schemas import IdKind, InvalidIdError, parse_id
@@ -42,18 +43,6 @@ def parse_instant(text: str | None, argument: str) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-class TeamSource(Protocol):
-    """Where the digest and the checkpoint advice read (scope applied by the adapter)."""
-
-    def digest(
-        self, projects: Sequence[str], since: str, until: str, limit: int
-    ) -> DigestRecords: ...
-
-    def advice_runs(
-        self, kind: str, target: str, limit: int, checkpoints: int
-    ) -> AdviceRecords: ...
-
-
 def _advice_kind(target: str) -> str:
     try:
         kind = parse_id(target).kind
@@ -68,16 +57,17 @@ def _advice_kind(target: str) -> str:
 
 
 class TeamQuestions:
-    """The digest and the checkpoint advice over a `TeamSource`; at most `max_rows` runs (and
+    """The digest and the checkpoint advice over a `DigestReads`; at most `max_rows` runs (and
     items) in one answer."""
 
-    def __init__(self, source: TeamSource, max_rows: int) -> None:
-        self._source = source
+    def __init__(self, reads: DigestReads, max_rows: int) -> None:
+        self._reads = reads
         self._max_rows = max_rows
 
     def digest(
         self,
         projects: Sequence[str],
+        scope: Scope,
         *,
         since_s: float,
         until: datetime | None = None,
@@ -88,7 +78,7 @@ class TeamQuestions:
             raise InvalidArgumentError("digest needs at least one project", argument="project")
         end = until or datetime.now(UTC)
         since, upto = format_time(end - timedelta(seconds=since_s)), format_time(end)
-        found = self._source.digest(projects, since, upto, self._max_rows)
+        found = self._reads.digest(projects, since, upto, self._max_rows, scope)
         return digest(
             found.runs,
             found.items,
@@ -101,6 +91,7 @@ class TeamQuestions:
 
     def advise_checkpoints(
         self,
+        scope: Scope,
         *,
         target: str | None = None,
         project: str | None = None,
@@ -112,7 +103,7 @@ class TeamQuestions:
             raise InvalidArgumentError("give a run or experiment id, or a project, not both")
         kind = _advice_kind(target) if target is not None else "project"
         asked = target if target is not None else str(project)
-        found = self._source.advice_runs(kind, asked, self._max_rows, MAX_CHECKPOINTS_PER_RUN)
+        found = self._reads.advice_runs(kind, asked, self._max_rows, MAX_CHECKPOINTS_PER_RUN, scope)
         if not found.found:
             raise NotFoundError(f"Not found: {asked}.", missing={kind: asked})
         answer = advise(found.runs, max_rework_s=max_rework_s)

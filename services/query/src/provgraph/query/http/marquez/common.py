@@ -1,5 +1,5 @@
-"""What the Marquez routers share: the router factory, the page and depth parameters,
-not-found.
+"""What the Marquez routes share: the router factory, the page and depth parameters, the
+look-up-or-404.
 
 Parameters take what Marquez takes: any non-negative `limit` and `offset`, any `depth`. Where
 provgraph keeps a ceiling (`PROVGRAPH_PAGE_MAX_SIZE` items a page, `PROVGRAPH_LINEAGE_MAX_DEPTH`
@@ -8,7 +8,7 @@ hops), it serves at most that much and never refuses the question: a page keeps 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Depends, Query
 
@@ -20,6 +20,8 @@ DEFAULT_LIMIT = 100
 """Marquez's default page size (served up to `PROVGRAPH_PAGE_MAX_SIZE` by the reader)."""
 MARQUEZ_DEFAULT_DEPTH = 20
 """Marquez's default depth of its lineage and column-lineage walks."""
+
+T = TypeVar("T")
 
 Limit = Annotated[
     int, Query(ge=0, description="items asked (at most PROVGRAPH_PAGE_MAX_SIZE served)")
@@ -50,3 +52,11 @@ def not_found(kind: str, **key: str) -> NotFoundError:
     """The 404 of a namespace, dataset, version, job or run the caller cannot see."""
     named = ", ".join(f"{k} {v!r}" for k, v in key.items())
     return NotFoundError(f"no {kind} with {named}", dict(key))
+
+
+def or_404(found: T | None, missing: NotFoundError) -> T:
+    """What a look-up found, or `missing` raised when it found nothing (None): absent and
+    unreadable alike."""
+    if found is None:
+        raise missing
+    return found

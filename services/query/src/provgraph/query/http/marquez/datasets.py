@@ -15,6 +15,7 @@ from provgraph.query.http.marquez.common import (
     Offset,
     marquez_router,
     not_found,
+    or_404,
 )
 
 router = marquez_router()
@@ -39,9 +40,7 @@ def get_dataset(
 ) -> dict[str, Any]:
     """One dataset, with its current version (the latest created), facets and fields."""
     found = reader.dataset(namespace, dataset, scope_for(request))
-    if found is None:
-        raise not_found("dataset", namespace=namespace, dataset=dataset)
-    return shapes.dataset(found)
+    return shapes.dataset(or_404(found, not_found("dataset", namespace=namespace, dataset=dataset)))
 
 
 @router.get("/namespaces/{namespace}/datasets/{dataset}/versions")
@@ -56,9 +55,8 @@ def list_dataset_versions(
     """The versions of a dataset, newest first."""
     scope = scope_for(request)
     found = reader.dataset_versions(namespace, dataset, scope, limit=limit, offset=offset)
-    if found is None:
-        raise not_found("dataset", namespace=namespace, dataset=dataset)
-    return shapes.page("versions", found, shapes.dataset_version)
+    versions = or_404(found, not_found("dataset", namespace=namespace, dataset=dataset))
+    return shapes.page("versions", versions, shapes.dataset_version)
 
 
 @router.get("/namespaces/{namespace}/datasets/{dataset}/versions/{version}")
@@ -67,6 +65,5 @@ def get_dataset_version(
 ) -> dict[str, Any]:
     """One version of a dataset, with the run that created it."""
     found = reader.dataset_version(namespace, dataset, version, scope_for(request))
-    if found is None:
-        raise not_found("dataset version", namespace=namespace, dataset=dataset, version=version)
-    return shapes.dataset_version(found)
+    missing = not_found("dataset version", namespace=namespace, dataset=dataset, version=version)
+    return shapes.dataset_version(or_404(found, missing))

@@ -13,11 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from provgraph.query.read.marquez_ids import MARQUEZ_LABELS
 from provgraph.query.read.model import NodeView
 from provgraph.schemas.graph import MARQUEZ_ID, Label
 
-MARQUEZ_KINDS = ("dataset", "job")
-"""The kinds of node a Marquez id names."""
 _ANSWERED_BY_MARQUEZ_ID = frozenset({Label.DATASET.value, Label.JOB.value})
 
 
@@ -25,12 +24,7 @@ def is_marquez_id(value: str) -> bool:
     """`value` has Marquez's form `dataset|job:<namespace>:<name>` (both parts non-empty)."""
     kind, sep, body = value.partition(":")
     namespace, colon, name = body.partition(":")
-    return bool(sep and colon and kind in MARQUEZ_KINDS and namespace and name)
-
-
-def marquez_id(kind: str, namespace: str, name: str) -> str:
-    """The Marquez id of a dataset or job."""
-    return f"{kind}:{namespace}:{name}"
+    return bool(sep and colon and kind in MARQUEZ_LABELS and namespace and name)
 
 
 def answer_id(node: NodeView) -> str:

@@ -16,6 +16,7 @@ from provgraph.query.http.marquez.common import (
     Offset,
     marquez_router,
     not_found,
+    or_404,
 )
 from provgraph.query.ids import checked_id
 
@@ -39,9 +40,7 @@ def list_jobs(
 def get_job(request: Request, reader: MarquezDep, namespace: str, job: str) -> dict[str, Any]:
     """One job, with its latest run (`latestRun`)."""
     found = reader.job(namespace, job, scope_for(request))
-    if found is None:
-        raise not_found("job", namespace=namespace, job=job)
-    return shapes.job(found)
+    return shapes.job(or_404(found, not_found("job", namespace=namespace, job=job)))
 
 
 @router.get("/namespaces/{namespace}/jobs/{job}/runs")
@@ -55,9 +54,8 @@ def list_job_runs(
 ) -> dict[str, Any]:
     """The runs of a job, newest first."""
     found = reader.job_runs(namespace, job, scope_for(request), limit=limit, offset=offset)
-    if found is None:
-        raise not_found("job", namespace=namespace, job=job)
-    return shapes.page("runs", found, shapes.run)
+    runs = or_404(found, not_found("job", namespace=namespace, job=job))
+    return shapes.page("runs", runs, shapes.run)
 
 
 @router.get("/jobs/runs/{run_id}")
@@ -65,6 +63,4 @@ def get_run(request: Request, reader: MarquezDep, run_id: str) -> dict[str, Any]
     """One run by its runId: state, times, input and output dataset versions."""
     node_id = checked_id("runId", f"run:{run_id}")
     found = reader.run(node_id, scope_for(request))
-    if found is None:
-        raise not_found("run", run_id=run_id)
-    return shapes.run(found)
+    return shapes.run(or_404(found, not_found("run", run_id=run_id)))

@@ -19,6 +19,7 @@ from provgraph.query.http.marquez.common import (
     Offset,
     marquez_router,
     not_found,
+    or_404,
 )
 
 router = marquez_router()
@@ -37,6 +38,5 @@ def list_namespaces(
 def get_namespace(request: Request, reader: MarquezDep, namespace: str) -> dict[str, Any]:
     """One namespace."""
     found = reader.namespaces(scope_for(request), name=namespace, limit=1)
-    if not found.items:
-        raise not_found("namespace", namespace=namespace)
-    return shapes.namespace(found.items[0])
+    first = next(iter(found.items), None)
+    return shapes.namespace(or_404(first, not_found("namespace", namespace=namespace)))

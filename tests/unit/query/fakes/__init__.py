@@ -1,0 +1,61 @@
+"""In-memory fakes of the query service's read ports, and `fake_readers`, the bundle of them
+the GraphQL unit tests hand to `make_context` (the ReadModel's fake is `fake_reader.FakeReader`,
+the column walk's `fake_reader.FakeColumnReads`)."""
+
+from __future__ import annotations
+
+from fake_reader import FakeReader
+
+from fakes.best_env import FakeBestEnvReads
+from fakes.compare import FakeCompareReads
+from fakes.digest import FakeDigestReads
+from fakes.feedback import FakeFeedbackReads
+from fakes.marquez import FakeMarquezReads
+from fakes.recipes import FakeRecipeReads
+from fakes.series import FakeSeriesReads
+from provgraph.query.read.best_env_reads import BestEnvReads
+from provgraph.query.read.compare_reads import CompareReads
+from provgraph.query.read.digest_reads import DigestReads
+from provgraph.query.read.feedback_reads import FeedbackReads
+from provgraph.query.read.ports import MarquezReads
+from provgraph.query.read.readers import Readers
+from provgraph.query.read.recipe_reads import RecipeReads
+from provgraph.query.read.series_reads import SeriesReads
+
+__all__ = [
+    "FakeBestEnvReads",
+    "FakeCompareReads",
+    "FakeDigestReads",
+    "FakeFeedbackReads",
+    "FakeMarquezReads",
+    "FakeRecipeReads",
+    "FakeSeriesReads",
+    "fake_readers",
+]
+
+
+def fake_readers(
+    graph: FakeReader | None = None,
+    *,
+    marquez: MarquezReads | None = None,
+    recipes: RecipeReads | None = None,
+    compare: CompareReads | None = None,
+    best_env: BestEnvReads | None = None,
+    digest: DigestReads | None = None,
+    series: SeriesReads | None = None,
+    feedback: FeedbackReads | None = None,
+) -> Readers:
+    """Every reader in memory: `graph` (an empty graph by default) and its column reads, and
+    the fakes given; each other port a fake that knows nothing."""
+    graph = graph if graph is not None else FakeReader([], [])
+    return Readers(
+        graph=graph,
+        marquez=marquez or FakeMarquezReads(),
+        columns=graph.columns,
+        recipes=recipes or FakeRecipeReads(),
+        compare=compare or FakeCompareReads(),
+        best_env=best_env or FakeBestEnvReads(),
+        digest=digest or FakeDigestReads(),
+        series=series or FakeSeriesReads(),
+        feedback=feedback or FakeFeedbackReads(),
+    )

@@ -6,9 +6,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 MLFLOW_SERVER := .venv-mlflow/bin/mlflow
-# The parts of the workspace, lowest floor first: each is a source root (<part>/src/provgraph/...).
-PARTS := schemas clients/python services/core services/authz services/ingest services/query \
-	infra services/cli
+# The parts of the workspace, each a source root (<part>/src/provgraph/...): the one list,
+# pyproject.toml's [tool.provgraph] parts (none under a Python without tomllib: `install` says why).
+PARTS := $(shell $(PYTHON) -c 'import tomllib; \
+	print(*tomllib.load(open("pyproject.toml", "rb"))["tool"]["provgraph"]["parts"])' 2>/dev/null)
 SOURCE_ROOTS := $(addsuffix /src,$(PARTS))
 ENV_FILE := .provgraph/env
 WITH_ENV := set -a && . ./$(ENV_FILE) && set +a &&
@@ -44,6 +45,7 @@ system-deps:
 $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PARTS))
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "provgraph needs Python >= 3.11 (found $$($(PYTHON) --version))"; exit 1; }
+	@test -n "$(PARTS)" || { echo "no parts read from pyproject.toml ([tool.provgraph] parts)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	@# A venv from before the split holds one `provgraph` distribution mapping the whole tree.
@@ -118,13 +120,16 @@ $(DBT_VENV)/.installed: Makefile
 test-unit: install
 	$(BIN)/pytest -m unit $(PYTEST_ARGS)
 
+# mypy finds each part's modules under its source root: MYPYPATH names them all.
 typecheck: install
-	$(BIN)/mypy $(SOURCE_ROOTS)
+	MYPYPATH=$$(tr ' ' : <<<"$(SOURCE_ROOTS)") $(BIN)/mypy $(SOURCE_ROOTS)
 
 lint: install typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m provgraph.schemas.jsonschema_gen --check
+	@# The explorer: its generated GraphQL types up to date, tsc, ESLint (on the locked packages).
+	cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run lint
 
 schemas: install
 	$(BIN)/python -m provgraph.schemas.jsonschema_gen

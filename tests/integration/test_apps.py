@@ -13,13 +13,13 @@ from provgraph.infra.settings import InfraSettings
 
 
 def test_a_failed_start_stops_what_the_same_call_started(tmp_path: Path) -> None:
-    apps = Apps(InfraSettings(home=tmp_path / "home"))
     sleeper = (sys.executable, "-c", "import time; time.sleep(120)", "provgraph-test-sleeper")
     failing = (sys.executable, "-c", "raise SystemExit(3)", "provgraph-test-failing")
-    apps.specs = [
-        AppSpec("sleeper", sleeper),
-        AppSpec("failing", failing),
+    specs = [
+        AppSpec("sleeper", lambda: sleeper, "provgraph-test-sleeper"),
+        AppSpec("failing", lambda: failing, "provgraph-test-failing"),
     ]
+    apps = Apps(InfraSettings(home=tmp_path / "home"), specs)
     with pytest.raises(StartupError, match="failing exited at startup"):
         apps.up()
     assert apps.process(apps.specs[0]).pid() is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,15 +18,32 @@ import pytest
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+def _listed_parts() -> list[str]:
+    """The workspace's one list of parts (folders), as the Makefile installs and type-checks
+    them: pyproject.toml's ``[tool.provgraph] parts``."""
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        parts: list[str] = tomllib.load(file)["tool"]["provgraph"]["parts"]
+    return parts
+
+
+def _import_name(part: str) -> str:
+    """A part's name on the floor plan: its one package below ``<part>/src/provgraph/``."""
+    (package,) = (
+        p.name
+        for p in (ROOT / part / "src/provgraph").iterdir()
+        if p.is_dir() and not p.name.startswith(("_", "."))
+    )
+    return package
+
+
+PARTS = _listed_parts()
+# A listed part missing on disk is left out here: the test of the list names it.
 SOURCE_ROOTS = {
-    "schemas": ROOT / "schemas/src",
-    "client": ROOT / "clients/python/src",
-    "core": ROOT / "services/core/src",
-    "authz": ROOT / "services/authz/src",
-    "ingest": ROOT / "services/ingest/src",
-    "query": ROOT / "services/query/src",
-    "infra": ROOT / "infra/src",
-    "cli": ROOT / "services/cli/src",
+    _import_name(part): ROOT / part / "src"
+    for part in PARTS
+    if (ROOT / part / "src/provgraph").is_dir()
 }
 # What each part may import besides itself: only parts on lower floors.
 MAY_IMPORT = {
@@ -70,6 +88,23 @@ def _part_of(name: str) -> str | None:
     if len(pieces) < 2 or pieces[0] != "provgraph":
         return None
     return pieces[1] if pieces[1] in SOURCE_ROOTS else "?"
+
+
+def _parts_on_disk() -> set[str]:
+    """Every folder one or two levels down that holds a source root of the namespace."""
+    found = [*ROOT.glob("*/src/provgraph"), *ROOT.glob("*/*/src/provgraph")]
+    return {path.parents[1].relative_to(ROOT).as_posix() for path in found}
+
+
+def test_the_list_of_parts_is_what_is_on_disk() -> None:
+    """A part added without the list is neither installed nor checked; one listed but gone
+    breaks the install."""
+    assert sorted(PARTS) == sorted(_parts_on_disk())
+    assert len(set(PARTS)) == len(PARTS)
+
+
+def test_every_part_is_on_the_floor_plan() -> None:
+    assert set(SOURCE_ROOTS) == set(MAY_IMPORT)
 
 
 def test_every_module_is_where_its_import_name_says() -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from provgraph.cli.services import provgraph_apps
 from provgraph.infra.apps import Apps, AppSpec
 from provgraph.infra.settings import InfraSettings
 
@@ -13,7 +14,7 @@ from provgraph.infra.settings import InfraSettings
 @pytest.fixture()
 def apps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Apps:
     monkeypatch.delenv("PROVGRAPH_UI_DIR", raising=False)
-    return Apps(InfraSettings(home=tmp_path / "home", ui_dir=tmp_path / "web" / "dist"))
+    return provgraph_apps(InfraSettings(home=tmp_path / "home", ui_dir=tmp_path / "web" / "dist"))
 
 
 def _spec(apps: Apps, name: str) -> AppSpec:

@@ -1,11 +1,17 @@
-"""provgraph's own processes (ingest, projector, query), run in the background like the servers."""
+"""provgraph's own processes (ingest, projector, query), run in the background like the servers.
+
+The launcher knows how to run a process, not which ones there are: the command line names them
+(`AppSpec`s built from the modules they run), so that the launcher points at no service.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Protocol
 
 from provgraph.core.server import HTTP_PROTOCOL_OPTION
 from provgraph.infra.envfile import read_env_file
@@ -20,16 +26,72 @@ Probe = Callable[[int, float], str | None]
 degraded, or None when it does its work. The command line wires one for the projector."""
 
 
+class AppEntry(Protocol):
+    """A service's process entry module: uvicorn makes its HTTP app by calling its
+    `create_app` (``--factory``)."""
+
+    @property
+    def __name__(self) -> str: ...
+
+    @property
+    def create_app(self) -> Callable[[], object]: ...
+
+
 @dataclass(frozen=True)
 class AppSpec:
-    """One provgraph process: how to start it and how to tell it is up."""
+    """One provgraph process: how to start it, how to know it again, how to tell it is up."""
 
     name: str
-    argv: tuple[str, ...]
+    # Its command line, built only to start it: naming what an app runs loads its modules,
+    # which `services status` and `down` have no need of.
+    command: Callable[[], tuple[str, ...]]
+    # A piece of that command line: tells the app in /proc/<pid>/cmdline from a process that
+    # got its pid later (see `ManagedProcess`).
+    marker: str
     port: int | None = None
     health_path: str = "/healthz"
     # Serves the web explorer: started with PROVGRAPH_UI_DIR when the built folder exists.
     serves_ui: bool = False
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The command line (building an HTTP app's imports its entry module)."""
+        return self.command()
+
+
+def http_app(
+    name: str,
+    find_entry: Callable[[], AppEntry],
+    settings: InfraSettings,
+    port: int,
+    *,
+    serves_ui: bool = False,
+) -> AppSpec:
+    """An HTTP app uvicorn serves on `port`, from the entry module `find_entry()` returns."""
+    options = (
+        "--factory",
+        "--host",
+        settings.host,
+        "--port",
+        str(port),
+        "--no-access-log",
+        # A request uvicorn cannot parse is answered with the JSON error body too.
+        "--http",
+        HTTP_PROTOCOL_OPTION,
+    )
+
+    def command() -> tuple[str, ...]:
+        target = f"{find_entry().__name__}:create_app"  # the `AppEntry` member
+        return (sys.executable, "-m", "uvicorn", target, *options)
+
+    # The options name the port: the marker tells this app from its siblings too.
+    return AppSpec(name, command, " ".join(options), port, serves_ui=serves_ui)
+
+
+def module_app(name: str, module: ModuleType, *args: str) -> AppSpec:
+    """A process without a port, ``python -m <module> <args>``: up while it runs."""
+    run = ("-m", module.__name__, *args)
+    return AppSpec(name, lambda: (sys.executable, *run), " ".join(run))
 
 
 @dataclass(frozen=True)
@@ -43,55 +105,18 @@ class AppState:
     reason: str = ""
 
 
-def app_specs(settings: InfraSettings) -> list[AppSpec]:
-    """Every provgraph process, in start order."""
-    py = sys.executable
-
-    def uvicorn(target: str, port: int) -> tuple[str, ...]:
-        return (
-            py,
-            "-m",
-            "uvicorn",
-            target,
-            "--factory",
-            "--host",
-            settings.host,
-            "--port",
-            str(port),
-            "--no-access-log",
-            # A request uvicorn cannot parse is answered with the JSON error body too.
-            "--http",
-            HTTP_PROTOCOL_OPTION,
-        )
-
-    return [
-        AppSpec(
-            "ingest",
-            uvicorn("provgraph.ingest.app:create_app", settings.ingest_port),
-            settings.ingest_port,
-        ),
-        AppSpec("projector", (py, "-m", "provgraph.cli", "projector")),
-        AppSpec(
-            "query",
-            uvicorn("provgraph.query.app:create_app", settings.query_port),
-            settings.query_port,
-            serves_ui=True,
-        ),
-    ]
-
-
 class Apps:
-    """Start, stop and report provgraph's own processes (pid files under the state dir)."""
+    """Start, stop and report the processes `specs` describes, in that order (pid files under
+    the state dir)."""
 
-    def __init__(self, settings: InfraSettings | None = None) -> None:
-        self.settings = settings or InfraSettings()
-        self.specs = app_specs(self.settings)
+    def __init__(self, settings: InfraSettings, specs: Sequence[AppSpec]) -> None:
+        self.settings = settings
+        self.specs = list(specs)
 
     def process(self, spec: AppSpec) -> ManagedProcess:
         base = self.settings.state_dir / "apps"
-        marker = " ".join(spec.argv[1:4])  # e.g. "-m uvicorn provgraph.ingest.app:create_app"
         return ManagedProcess(
-            spec.name, base / f"{spec.name}.pid", base / f"{spec.name}.log", marker
+            spec.name, base / f"{spec.name}.pid", base / f"{spec.name}.log", spec.marker
         )
 
     def up(self) -> list[str]:

@@ -7,7 +7,6 @@ import logging
 import os
 import threading
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 from provgraph.client.config import DURABILITY, default_actor, env
@@ -165,13 +164,8 @@ class Emitter(EventSink):
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()  # whether the block failed or not: what was emitted is delivered or kept
 
     def _at_exit(self) -> None:
         self.close(timeout=self.exit_flush_s)

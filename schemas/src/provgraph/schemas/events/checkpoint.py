@@ -21,37 +21,6 @@ SaveSeconds = Annotated[float, Field(ge=0.0, le=MAX_SAVE_SECONDS)]
 """How long writing a checkpoint took, in seconds (at most 30 days: a finite, sane bound)."""
 
 
-class CheckpointSavedPayload(Payload):
-    """A checkpoint was written.
-
-    Subject: ``checkpoint_id`` when the producer names checkpoints itself, else
-    ``checkpoint:<run_id>/<step>``.
-    """
-
-    run_id: RunKey
-    step: Step
-    epoch: Count | None = None
-    checkpoint_id: CheckpointId | None = None
-    uri: StorageUri
-    checksum: Checksum | None = None
-    size_bytes: Count | None = None
-    format: Label | None = None
-    metrics: JsonMap = Field(default_factory=dict)
-    # The save cost of `provgraph advise-checkpoints`; v3 added it (v2 events lack it).
-    save_seconds: SaveSeconds | None = None
-
-    def subject(self, project: str) -> str:
-        return self.checkpoint_id or checkpoint_id(self.run_id, self.step)
-
-
-class CheckpointSaved(Event):
-    """``checkpoint.saved`` v3 (current): v2 and how long the save took (`save_seconds`)."""
-
-    event_type: Literal["checkpoint.saved"] = "checkpoint.saved"
-    schema_version: Literal[3] = 3
-    payload: CheckpointSavedPayload
-
-
 class CheckpointSavedV2Payload(Payload):
     """The v2 payload: size in bytes, optional epoch and explicit id, no save time."""
 
@@ -67,6 +36,25 @@ class CheckpointSavedV2Payload(Payload):
 
     def subject(self, project: str) -> str:
         return self.checkpoint_id or checkpoint_id(self.run_id, self.step)
+
+
+class CheckpointSavedPayload(CheckpointSavedV2Payload):
+    """A checkpoint was written.
+
+    Subject: ``checkpoint_id`` when the producer names checkpoints itself, else
+    ``checkpoint:<run_id>/<step>``.
+    """
+
+    # The v2 fields, then what v3 added: the save cost of `provgraph advise-checkpoints`.
+    save_seconds: SaveSeconds | None = None
+
+
+class CheckpointSaved(Event):
+    """``checkpoint.saved`` v3 (current): v2 and how long the save took (`save_seconds`)."""
+
+    event_type: Literal["checkpoint.saved"] = "checkpoint.saved"
+    schema_version: Literal[3] = 3
+    payload: CheckpointSavedPayload
 
 
 class CheckpointSavedV2(Event):

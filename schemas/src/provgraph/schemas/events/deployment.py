@@ -37,18 +37,32 @@ class DeploymentPayload(Payload):
         return deployment_id(project, self.name)
 
 
-class DeploymentCreatedPayload(DeploymentPayload):
-    """A deployment is created: where it answers, in which environment, serving what."""
+EnvironmentName = Annotated[str, Field(min_length=1, max_length=128)]
+"""The environment a deployment runs in (``production``, ...)."""
 
-    endpoint: Uri
-    environment: Annotated[str, Field(min_length=1, max_length=128)]
-    serves: Serves
+
+class DeploymentSetupPayload(DeploymentPayload):
+    """Base of the payloads that say how a deployment is set up: where it answers, in which
+    environment, serving what (traffic shares summing to at most 1)."""
+
+    endpoint: Uri | None = None
+    environment: EnvironmentName | None = None
+    serves: Serves | None = None
     runtime_environment: EnvironmentId | None = None
 
     @model_validator(mode="after")
     def _shares(self) -> Self:
         _check_shares(self.serves)
         return self
+
+
+class DeploymentCreatedPayload(DeploymentSetupPayload):
+    """A deployment is created: where it answers, in which environment, serving what."""
+
+    # The setup's fields, in their order, with these three required.
+    endpoint: Uri
+    environment: EnvironmentName
+    serves: Serves
 
 
 class DeploymentCreated(Event):
@@ -59,19 +73,10 @@ class DeploymentCreated(Event):
     payload: DeploymentCreatedPayload
 
 
-class DeploymentUpdatedPayload(DeploymentPayload):
+class DeploymentUpdatedPayload(DeploymentSetupPayload):
     """A deployment changes; given fields replace the old ones (``serves`` as a whole)."""
 
-    endpoint: Uri | None = None
-    environment: Annotated[str, Field(min_length=1, max_length=128)] | None = None
-    serves: Serves | None = None
-    runtime_environment: EnvironmentId | None = None
     note: Text | None = None
-
-    @model_validator(mode="after")
-    def _shares(self) -> Self:
-        _check_shares(self.serves)
-        return self
 
 
 class DeploymentUpdated(Event):

@@ -63,12 +63,10 @@ class RunCompleted(Event):
     payload: RunCompletedPayload
 
 
-class RunCompletedV1Payload(RunPayload):
+class RunCompletedV1Payload(RunCompletedPayload):
     """The v1 payload: `conclusion` required."""
 
-    conclusion: Text
-    final_metrics: JsonMap = Field(default_factory=dict)
-    final_step: Count | None = None
+    conclusion: Text  # the v2 fields, in their order, with this one required
 
 
 class RunCompletedV1(Event):
@@ -110,13 +108,10 @@ class RunFailed(Event):
     payload: RunFailedPayload
 
 
-class RunFailedV1Payload(RunPayload):
+class RunFailedV1Payload(RunFailedPayload):
     """The v1 payload: `conclusion` and `error` required."""
 
-    conclusion: Text
-    error: RunError
-    final_metrics: JsonMap = Field(default_factory=dict)
-    final_step: Count | None = None
+    conclusion: Text  # the v2 fields, in their order, with this one required
 
 
 class RunFailedV1(Event):

@@ -26,18 +26,23 @@ class GlobalRole(StrEnum):
     AUDITOR = "auditor"
 
 
-class TokenIssuedPayload(Payload):
+class TokenPayload(Payload):
+    """Base of token payloads: the principal whose token it is. Subject: ``principal:<name>``."""
+
+    name: PrincipalName
+
+    def subject(self, project: str) -> str:
+        return principal_id(self.name)
+
+
+class TokenIssuedPayload(TokenPayload):
     """A principal's token (its hash) and global roles. Subject: ``principal:<name>``.
 
     A newer token.issued for the same name replaces the hash (rotation) and the roles.
     """
 
-    name: PrincipalName
     token_hash: TokenHash
     global_roles: list[GlobalRole] = Field(default_factory=list, max_length=2)
-
-    def subject(self, project: str) -> str:
-        return principal_id(self.name)
 
 
 class TokenIssued(Event):
@@ -48,14 +53,10 @@ class TokenIssued(Event):
     payload: TokenIssuedPayload
 
 
-class TokenRevokedPayload(Payload):
+class TokenRevokedPayload(TokenPayload):
     """The principal's current token stops working. Subject: ``principal:<name>``."""
 
-    name: PrincipalName
     reason: Text | None = None
-
-    def subject(self, project: str) -> str:
-        return principal_id(self.name)
 
 
 class TokenRevoked(Event):

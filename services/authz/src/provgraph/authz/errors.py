@@ -3,13 +3,12 @@ HTTP status; core's renderer (`provgraph.core.http`) answers them."""
 
 from __future__ import annotations
 
-from provgraph.core.errors import ProvgraphError
+from provgraph.core.errors import ProvgraphError, RetryLaterError
 
 
 class AuthError(ProvgraphError):
     """Root of `provgraph.authz`'s errors; `status` and `code` are what HTTP answers carry."""
 
-    status = 500
     code = "auth_error"
 
 
@@ -40,16 +39,12 @@ class AuthUnavailableError(AuthError):
     code = "auth_unavailable"
 
 
-class RateLimitedError(AuthError):
+class RateLimitedError(AuthError, RetryLaterError):
     """Too many requests with one token, or too many failed authentications from one client
-    address: retry after `retry_after_s` seconds (the `Retry-After` header)."""
+    address: retry after `retry_after_s` seconds (the `Retry-After` header, and the details)."""
 
     status = 429
     code = "rate_limited"
 
     def __init__(self, message: str, retry_after_s: int) -> None:
-        super().__init__(message, retry_after_s=retry_after_s)
-        self.retry_after_s = retry_after_s
-
-    def headers(self) -> dict[str, str]:
-        return {"Retry-After": str(self.retry_after_s)}
+        super().__init__(message, {"retry_after_s": retry_after_s}, retry_after_s=retry_after_s)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from provgraph.authz.admin import append_to_log
 from provgraph.cli.demo_story import DEPLOYED_MODEL, PROJECT, demo_events
-from provgraph.infra.apps import Apps
+from provgraph.cli.services import provgraph_apps
 from provgraph.infra.process import answers_ok
 from provgraph.infra.settings import InfraSettings
 from provgraph.ingest.settings import IngestSettings
@@ -83,7 +83,7 @@ def _headers(token: str | None) -> dict[str, str]:
 
 def _projector_runs() -> bool:
 
-    return any(spec.name == "projector" and pid for spec, pid, _ in Apps().status())
+    return any(spec.name == "projector" and pid for spec, pid, _ in provgraph_apps().status())
 
 
 def _send(
@@ -129,7 +129,7 @@ def _print_urls(infra: InfraSettings, settings: IngestSettings) -> None:
     )
     print(f"  Neo4j Browser       http://{infra.host}:{infra.neo4j_http_port}/browser/")
 
-    for spec, pid, healthy in Apps(infra).status():
+    for spec, pid, healthy in provgraph_apps(infra).status():
         where = f"http://{infra.host}:{spec.port}" if spec.port else "(a consumer, no port)"
         state = "running" if healthy else ("starting" if pid else "not running")
         print(f"  {spec.name + ' service':<19} {where}   ({state})")

@@ -6,7 +6,8 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from provgraph.infra.apps import Apps, Probe
+from provgraph.infra.apps import AppEntry, Apps, AppSpec, Probe, http_app, module_app
+from provgraph.infra.settings import InfraSettings
 from provgraph.ingest.settings import IngestSettings
 
 SubParsers = argparse._SubParsersAction
@@ -22,8 +23,39 @@ def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
     ).set_defaults(func=_status)
 
 
+def app_specs(settings: InfraSettings) -> list[AppSpec]:
+    """provgraph's own processes, in start order: the two services' HTTP apps, and this
+    command line's own `projector` (``python -m provgraph.cli projector``)."""
+    from provgraph import cli
+
+    return [
+        http_app("ingest", _ingest_entry, settings, settings.ingest_port),
+        module_app("projector", cli, "projector"),
+        http_app("query", _query_entry, settings, settings.query_port, serves_ui=True),
+    ]
+
+
+# The services' process entries, imported only to start them (they load FastAPI, GraphQL...).
+def _ingest_entry() -> AppEntry:
+    from provgraph.ingest import app
+
+    return app
+
+
+def _query_entry() -> AppEntry:
+    from provgraph.query import app
+
+    return app
+
+
+def provgraph_apps(settings: InfraSettings | None = None) -> Apps:
+    """The launcher of provgraph's own processes (`settings`: the environment's by default)."""
+    settings = settings or InfraSettings()
+    return Apps(settings, app_specs(settings))
+
+
 def _up(args: argparse.Namespace) -> int:
-    apps = Apps()
+    apps = provgraph_apps()
     names = apps.up()
     for spec in apps.specs:
         if spec.name in names:
@@ -33,13 +65,13 @@ def _up(args: argparse.Namespace) -> int:
 
 
 def _down(args: argparse.Namespace) -> int:
-    stopped = Apps().down()
+    stopped = provgraph_apps().down()
     print(f"stopped: {', '.join(stopped) if stopped else 'none was running'}")
     return 0
 
 
 def _status(args: argparse.Namespace) -> int:
-    apps = Apps()
+    apps = provgraph_apps()
     for row in apps.report({"projector": projector_probe(apps.env())}):
         spec = row.spec
         line = f"{spec.name:<10} {row.state:<10} pid {row.pid or '-':<8} port {spec.port or '-'}"
@@ -52,9 +84,9 @@ _PROBE_FIELDS = ("kafka_bootstrap", "events_topic", "projector_group", "projecto
 
 
 def projector_probe(env: Mapping[str, str]) -> Probe:
-    """Is the projector consuming (`provgraph.ingest.progress`), judged with the settings of
-    `env`: the environment `services up` gave it, not necessarily this shell's."""
-    from provgraph.ingest.progress import projector_health
+    """Is the projector consuming (`provgraph.ingest.projector.progress`), judged with the
+    settings of `env`: the environment `services up` gave it, not necessarily this shell's."""
+    from provgraph.ingest.projector.progress import projector_health
 
     given: dict[str, Any] = {name: env.get(f"PROVGRAPH_{name.upper()}") for name in _PROBE_FIELDS}
     settings = IngestSettings(**{name: v for name, v in given.items() if v is not None})

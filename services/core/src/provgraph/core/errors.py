@@ -60,11 +60,9 @@ class NotFoundError(ProvgraphError):
     code = "not_found"
 
 
-class UnavailableError(ProvgraphError):
-    """A server the service depends on (Kafka, Neo4j) cannot answer now: retry later."""
-
-    status = 503
-    code = "unavailable"
+class RetryLaterError(ProvgraphError):
+    """A failure that passes with time: the answer says when to try again (``Retry-After``)
+    when `retry_after_s` is known."""
 
     def __init__(
         self,
@@ -79,3 +77,10 @@ class UnavailableError(ProvgraphError):
 
     def headers(self) -> dict[str, str]:
         return {} if self.retry_after_s is None else {"Retry-After": str(self.retry_after_s)}
+
+
+class UnavailableError(RetryLaterError):
+    """A server the service depends on (Kafka, Neo4j) cannot answer now: retry later."""
+
+    status = 503
+    code = "unavailable"

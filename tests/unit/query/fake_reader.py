@@ -88,7 +88,8 @@ def _same_number(value: Any, number: float | None) -> bool:
 
 
 class FakeColumnReads:
-    """The column walk's reads (`ColumnReads`) over the same nodes and edges."""
+    """The column walk's reads (`ColumnReads`) over the same nodes and edges;
+    tests/contracts/column_reads.py holds them to `ColumnReader`'s answers."""
 
     def __init__(self, by_id: Mapping[str, NodeView], edges: Sequence[EdgeView]) -> None:
         self.by_id, self.edges = by_id, edges

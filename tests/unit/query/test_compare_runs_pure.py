@@ -288,7 +288,7 @@ def test_an_environment_with_other_contents_is_a_change() -> None:
 def _reads(others: list[dict[str, Any]]) -> FakeCompareReads:
     """The compare read on plain records: the experiment's runs, highest number first."""
     members = sorted(story(), key=lambda r: -int(r["run"]["run_number"]))
-    return FakeCompareReads({EXP: members}, others)
+    return FakeCompareReads.from_records({EXP: members}, others)
 
 
 def test_service_truncates_to_the_latest_runs() -> None:

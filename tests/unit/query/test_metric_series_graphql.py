@@ -1,22 +1,25 @@
-"""`Run.metricSeries` through the GraphQL schema, over the in-memory `SeriesReads`; and the
-series as stored (properties as [key, value] pairs, as `series_reads.RUN_METRIC_SERIES`
-answers them) read as views."""
+"""`Run.metricSeries` through the GraphQL schema, over the in-memory `SeriesReads` (on the
+graph folded from the events that logged RECORDS); and the series as stored (properties as
+[key, value] pairs, as `series_reads.RUN_METRIC_SERIES` answers them) read as views."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from typing import Any
 
 from fake_reader import FakeReader
 from fakes import FakeSeriesReads, fake_readers
-from query_graphql_fake import view
+from query_graphql_fake import T0, view
+from support.stories import story_event
 
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.fragments import visible
 from provgraph.query.read.model import EdgeView, Scope
 from provgraph.query.read.series_reads import RUN_METRIC_SERIES, series_views
 from provgraph.query.settings import QuerySettings
-from provgraph.schemas.storage import series_point
+from provgraph.schemas.storage import series_point, series_points
 
 A, B, X = "run:a", "run:b", "experiment:p/x"
 
@@ -36,10 +39,27 @@ RECORDS = {
 NODES = [view(X, "Experiment", key="x"), view(A, "Run", name="a"), view(B, "Run", name="b")]
 
 
+def graph() -> MemoryGraph:
+    """Runs a and b of experiment x, and the series of RECORDS, folded as the writer folds
+    the events that logged them."""
+    started = datetime.fromisoformat(T0)
+    events = [
+        story_event("p", "run.started", {"run_id": run[4:], "experiment": X}, started)
+        for run in RECORDS
+    ]
+    for run, found in RECORDS.items():
+        for props in map(dict, found):
+            points = [
+                {"name": props["name"], "step": s, "value": v} for s, v in series_points(props)
+            ]
+            logged = {"run_id": run[4:], "points": points}
+            events.append(story_event("p", "run.metrics.logged", logged, started))
+    return MemoryGraph().fold(events)
+
+
 def execute(query: str, scope: Scope | None = None) -> tuple[Any, FakeSeriesReads]:
     edges = [EdgeView(A, X, "PART_OF"), EdgeView(B, X, "PART_OF")]
-    series = {run: series_views(dict(pairs) for pairs in found) for run, found in RECORDS.items()}
-    reads = FakeSeriesReads(NODES[1:], series)
+    reads = FakeSeriesReads(graph())
     settings = QuerySettings()
     readers = fake_readers(FakeReader(NODES, edges), series=reads)
     context = make_context(settings, readers, scope=scope)

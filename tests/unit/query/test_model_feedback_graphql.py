@@ -1,6 +1,6 @@
-"""`ModelVersion.feedback` through the GraphQL schema, over the in-memory `FeedbackReads`
-holding records read from items shaped as Neo4j answers them (stored JSON text, deployment
-nodes with their labels; `feedback_reads.feedback_record`)."""
+"""`ModelVersion.feedback` through the GraphQL schema, over the in-memory `FeedbackReads` on
+the graph the feedback events fold into (stored JSON text, version stamps, the deployment
+nodes the events touched)."""
 
 from __future__ import annotations
 
@@ -10,59 +10,49 @@ from typing import Any
 from fake_reader import FakeReader
 from fakes import FakeFeedbackReads, fake_readers
 from query_graphql_fake import view
+from support.contract_graphs_team import EventLog, Who, instant
 
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.feedback_reads import (
-    FEEDBACK_INCIDENTS,
-    FEEDBACK_METRICS,
-    feedback_record,
-)
+from provgraph.query.read.feedback_reads import FEEDBACK_INCIDENTS, FEEDBACK_METRICS
 from provgraph.query.read.model import EdgeView, Scope
 from provgraph.query.settings import QuerySettings
-from provgraph.schemas.storage import encode_json, version_key
+from provgraph.schemas.storage import version_key
 
 V1, V2 = "model:p/m@1", "model:p/m@2"
-API = "deployment:p/api"
-
-
-class StoredNode(dict[str, Any]):
-    """A node as the driver answers it: its properties and its labels."""
-
-    def __init__(self, labels: set[str], **props: Any) -> None:
-        super().__init__(props)
-        self.labels = frozenset(labels)
-
-
-def item(event: str, at: str, **kw: Any) -> dict[str, Any]:
-    found = {"event_id": event, "at": at, "actor": "service:collector", "principal": None}
-    return {**found, "deployment": None, "metrics": None, "incidents": None, **kw}
-
-
-DEPLOYMENT = StoredNode(
-    {"Entity", "Deployment"},
-    id=API,
-    project="p",
-    first_seen_at="2026-03-06T09:00:00.000000Z",
-    last_event_at="2026-03-07T09:00:00.000000Z",
-    placeholder=False,
-    name="api",
-    _v_name="2026-03-06T09:00:00.000000Z|e0",
-)
+API, CANARY = "deployment:p/api", "deployment:p/canary"
+COLLECTOR: Who = ("service:collector", None)
+BOT: Who = ("service:collector", "service:feedback-bot")  # ingest stamped the bot's token
 INCIDENTS = [{"summary": "timeouts", "severity": "high", "occurred_at": "2026-03-07T08:00:00Z"}]
-RECORDS = {
-    V1: [
-        item(
-            "e2",
-            "2026-03-07T09:00:00.000000Z",
-            principal="principal:service:feedback-bot",  # stored: the Principal's node id
-            deployment=DEPLOYMENT,
-            metrics=encode_json({"thumbs_up": 0.7}),
-            incidents=encode_json(INCIDENTS),
-        ),
-        item("e1", "2026-03-06T10:00:00.000000Z", deployment=DEPLOYMENT),
-    ],
-    V2: [item("e3", "2026-03-07T10:00:00.000000Z", metrics="{broken")],
-}
+
+
+def graph() -> tuple[MemoryGraph, dict[str, str]]:
+    """The graph of the feedback events, and their ids by name: e1 and e2 of api on V1, e3 of
+    canary on V2. Canary's stored node is then spoiled by hand, as no event writes it: another
+    project's, its metrics malformed JSON."""
+    log, ids = EventLog(), dict[str, str]()
+    for version in ("1", "2"):
+        log.add("p", COLLECTOR, instant("2026-03-01T09:00"), "model.version.registered",
+                name="m", version=version, produced_by_run="run:train")  # fmt: skip
+    for name, served, when in (("api", V1, "2026-03-06T09:00"), ("canary", V2, "2026-03-07T09:30")):
+        log.add("p", COLLECTOR, instant(when), "deployment.created", name=name,
+                endpoint="https://m.test", environment="prod",
+                serves=[{"model_version": served}])  # fmt: skip
+    feedback: dict[str, tuple[Who, str, str, dict[str, Any]]] = {
+        "e1": (COLLECTOR, "2026-03-06T10:00", V1, {"name": "api"}),
+        "e2": (BOT, "2026-03-07T09:00", V1,
+               {"name": "api", "metrics": {"thumbs_up": 0.7}, "incidents": INCIDENTS}),
+        "e3": (COLLECTOR, "2026-03-07T10:00", V2, {"name": "canary", "metrics": {"up": 0.1}}),
+    }  # fmt: skip
+    for key, (who, when, version, payload) in feedback.items():
+        ids[key] = log.add("p", who, instant(when), "deployment.feedback.recorded",
+                           model_version=version, **payload).event_id  # fmt: skip
+    memory = log.memory()
+    memory.nodes[CANARY][1].update({"project": "q", FEEDBACK_METRICS: "{broken"})
+    return memory, ids
+
+
+GRAPH, IDS = graph()
 
 
 def execute(query: str, scope: Scope | None = None) -> tuple[Any, FakeFeedbackReads]:
@@ -72,8 +62,7 @@ def execute(query: str, scope: Scope | None = None) -> tuple[Any, FakeFeedbackRe
         view(V2, "ModelVersion", name="m", version="2"),
     ]
     edges = [EdgeView(V1, "model:p/m", "VERSION_OF"), EdgeView(V2, "model:p/m", "VERSION_OF")]
-    records = {i: [feedback_record(item) for item in items] for i, items in RECORDS.items()}
-    reads = FakeFeedbackReads(nodes[1:], records)
+    reads = FakeFeedbackReads(GRAPH)
     settings = QuerySettings()
     readers = fake_readers(FakeReader(nodes, edges), feedback=reads)
     context = make_context(settings, readers, scope=scope)
@@ -97,7 +86,7 @@ def test_every_version_of_an_answer_is_read_in_one_batch() -> None:
     by_id = {v["id"]: v["feedback"] for v in result.data["node"]["versions"]}
     assert by_id[V1] == [
         {
-            "eventId": "e2",
+            "eventId": IDS["e2"],
             "at": "2026-03-07T09:00:00.000000Z",
             "actor": "service:collector",
             "principal": "service:feedback-bot",  # shown as the token was issued
@@ -113,7 +102,7 @@ def test_every_version_of_an_answer_is_read_in_one_batch() -> None:
             ],
         },
         {
-            "eventId": "e1",
+            "eventId": IDS["e1"],
             "at": "2026-03-06T10:00:00.000000Z",
             "actor": "service:collector",
             "principal": None,
@@ -138,7 +127,7 @@ def test_first_and_as_of_reach_the_read() -> None:
         1,
         Scope.everything(),
     )
-    assert result.data["node"]["feedback"] == [{"eventId": "e1"}]
+    assert result.data["node"]["feedback"] == [{"eventId": IDS["e1"]}]
 
 
 def test_first_out_of_range_is_refused_before_reading() -> None:

@@ -1,50 +1,101 @@
 """`digest` and `checkpointAdvice` through the GraphQL schema over the in-memory `DigestReads`,
-holding records read from records shaped as Neo4j answers them (resources as JSON text, status
-times as pairs, the stamped principal as the Principal's node id; `digest_reads.digest_run`
-and `digest_item`)."""
+on the graphs the stories of test_team_digest and test_team_checkpoint_advice fold into, told
+as events (resources as JSON text, status times as keyed properties, the stamped principal as
+the Principal's node id: ingest stamped alice's token)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from fakes import FakeDigestReads, fake_readers
+from support.contract_graphs_team import EventLog, Who, instant
 from test_team_checkpoint_advice import RUN_A, RUN_B
 from test_team_digest import ITEMS, RUNS
 
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.digest_reads import digest_item, digest_run
 from provgraph.query.read.model import Scope
 from provgraph.query.settings import QuerySettings
-from provgraph.schemas.ids import principal_id
+from provgraph.schemas.ids import checkpoint_id
 
 
-def _stamped(event: dict[str, Any]) -> dict[str, Any]:
-    """An event as stored: the principal ingest stamped is the Principal's node id."""
-    principal = event.get("principal")
-    return {**event, "principal": principal_id(principal) if principal else None}
+def _who(event: Mapping[str, Any]) -> Who:
+    return (event.get("actor") or "user:test", event.get("principal"))
 
 
-def _stored(run: dict[str, Any]) -> dict[str, Any]:
-    resources = run.get("resources")
-    lifecycle = [_stamped(e) for e in run["lifecycle"]]
-    return {
-        **run,
-        "resources": json.dumps(resources) if resources else None,
-        "lifecycle": lifecycle,
-    }
+def _tell_run(log: EventLog, run: Mapping[str, Any]) -> None:
+    """A run of test_team_digest's story: its start, its end, a metric logged last."""
+    key, (started, *ended) = run["id"][4:], run["lifecycle"]
+    extra = {"resources": run["resources"]} if run.get("resources") else {}
+    log.add("p", _who(started), instant(started["at"]), "run.started", run_id=key,
+            name=run["name"], experiment=run["experiment"]["id"], **extra)  # fmt: skip
+    for end in ended:
+        error = {"type": run.get("error_type"), "message": run.get("error_message")}
+        payload = {"error": error} if end["type"] == "run.failed" else {}
+        log.add("p", _who(end), instant(end["at"]), end["type"], run_id=key,
+                conclusion=run.get("conclusion"), **payload)  # fmt: skip
+    if run["last_event_at"] > run["lifecycle"][-1]["at"]:
+        log.add("p", _who(started), instant(run["last_event_at"]), "run.metrics.logged", run_id=key,
+                points=[{"name": "loss", "step": 1, "value": 1.0}])  # fmt: skip
 
 
-def _reads() -> FakeDigestReads:
-    """The story's runs and items, and the runs of experiment p/x, as the reader reads them."""
-    items = [{**_stamped(i), "status_at": sorted(i["status_at"].items())} for i in ITEMS]
-    advised = [digest_run(_stored(RUN_A)), digest_run(_stored(RUN_B))]
-    return FakeDigestReads(
-        runs=[digest_run(_stored(r)) for r in RUNS],
-        items=[digest_item(i) for i in items],
-        advice={"experiment:p/x": advised},
-    )
+def _tell_item(log: EventLog, item: Mapping[str, Any]) -> None:
+    """An item of test_team_digest's story (a model version registered first)."""
+    node, who, kind = item["node"], _who(item), item["event_type"]
+    if kind == "dataset.version.created":
+        log.add("p", who, instant(item["at"]), kind, name=node["name"], version=node["version"],
+                storage_uri="s3://data/web/v2/")  # fmt: skip
+    elif kind == "model.version.status.changed":
+        registered = instant(item["status_at"]["candidate"])
+        log.add("p", who, registered, "model.version.registered", name=node["name"],
+                version=node["version"], produced_by_run="run:m-train")  # fmt: skip
+        log.add("p", who, instant(item["at"]), kind, model_version=node["id"],
+                from_status="candidate", to_status=node["status"])  # fmt: skip
+    else:
+        log.add("p", who, instant(item["at"]), kind, name=node["name"],
+                model_version=node["feedback_model_version"])  # fmt: skip
+
+
+def _tell_advised(log: EventLog, run: Mapping[str, Any]) -> None:
+    """A run of test_team_checkpoint_advice's story, in experiment p/x; a resume starts from
+    the checkpoint saved last before it."""
+    key, who, saved = run["id"][4:], _who({}), run["checkpoints"]
+    for c in saved:
+        extra = {} if c["save_seconds"] is None else {"save_seconds": c["save_seconds"]}
+        log.add("p", who, instant(c["saved_at"]), "checkpoint.saved", run_id=key, step=c["step"],
+                uri=f"s3://ckpt/{key}/{c['step']}/", **extra)  # fmt: skip
+    for event in run["lifecycle"]:
+        at, kind = event["at"], event["type"]
+        last = max((c for c in saved if c["saved_at"] < at), key=lambda c: c["saved_at"],
+                   default=None)  # fmt: skip
+        payload = {
+            "run.started": {"experiment": "experiment:p/x", "resources": run["resources"]},
+            "run.failed": {"error": {"type": "OOM", "message": "cuda"}},
+            "run.aborted": {"reason": "preempted"},
+            "run.resumed": {"interruption_cause": "OOM", "steps_lost": 0,
+                            "from_checkpoint": checkpoint_id(key, last["step"]) if last else None},
+        }.get(kind, {})  # fmt: skip
+        log.add("p", who, instant(at), kind, run_id=key, **payload)
+
+
+def _digest_reads() -> FakeDigestReads:
+    """The graph of test_team_digest's story (its runs and items), as its events fold."""
+    log = EventLog()
+    for run in RUNS:
+        _tell_run(log, run)
+    for item in ITEMS:
+        _tell_item(log, item)
+    return FakeDigestReads(log.memory())
+
+
+def _advice_reads() -> FakeDigestReads:
+    """The graph of test_team_checkpoint_advice's runs a and b of experiment p/x."""
+    log = EventLog()
+    for run in (RUN_A, RUN_B):
+        _tell_advised(log, run)
+    return FakeDigestReads(log.memory())
 
 
 def _run(query: str, reads: FakeDigestReads) -> Any:
@@ -54,7 +105,7 @@ def _run(query: str, reads: FakeDigestReads) -> Any:
 
 
 def test_digest_field_over_records() -> None:
-    reads = _reads()
+    reads = _digest_reads()
     result = _run(
         """{ digest(projects: ["p"], since: "7d", until: "2026-03-08T12:00:00Z") {
                since stalled { run { id } idleSeconds } conclusionMissing { id }
@@ -87,7 +138,7 @@ def test_digest_field_over_records() -> None:
 
 
 def test_checkpoint_advice_field_and_its_errors() -> None:
-    reads = _reads()
+    reads = _advice_reads()
     result = _run(
         """{ checkpointAdvice(id: "experiment:p/x", maxRework: "30m") {
                kind saveCostSeconds mtbfSeconds advisedSeconds
@@ -109,5 +160,5 @@ def test_checkpoint_advice_field_and_its_errors() -> None:
         ('{ checkpointAdvice(project: "p", maxRework: "soon") { kind } }', "invalid_argument"),
         ('{ digest(projects: ["p"], since: "a week") { since } }', "invalid_argument"),
     ):
-        errors = _run(query, _reads()).errors
+        errors = _run(query, _advice_reads()).errors
         assert errors and errors[0].extensions["code"] == code, (query, errors)

@@ -1,14 +1,16 @@
-"""`SeriesReads` in memory: the run nodes, and each run's series as views."""
+"""`SeriesReads` in memory, over the graph as the writer stores it (`fakes.stored`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fake_reader import seen_by
-
-from provgraph.query.read.model import NodeView, Scope
-from provgraph.query.read.series_reads import MetricSeriesView
+from fakes.stored import StoredGraph, visible
+from provgraph.ingest.tools.memory_graph import MemoryGraph
+from provgraph.query.read.model import Scope
+from provgraph.query.read.series_reads import MetricSeriesView, series_views
+from provgraph.schemas.graph import Label
+from provgraph.schemas.storage import SERIES_NAME, public
 
 
 @dataclass(frozen=True)
@@ -22,16 +24,12 @@ class SeriesCall:
 
 
 class FakeSeriesReads:
-    """A run's series are answered when the run is readable at `as_of` (as the reader's
-    `visible(r)`); every call is kept."""
+    """A run's series nodes, found by the run's id, when the run is readable at `as_of` (as
+    `series_reads.RUN_METRIC_SERIES` reads them; tests/contracts/series_reads.py holds both to
+    the same answers). Every call is kept in `calls`."""
 
-    def __init__(
-        self,
-        runs: Sequence[NodeView] = (),
-        series: Mapping[str, Sequence[MetricSeriesView]] | None = None,
-    ) -> None:
-        self.runs = {run.id: run for run in runs}
-        self.stored = {k: sorted(v, key=lambda view: view.name) for k, v in (series or {}).items()}
+    def __init__(self, graph: MemoryGraph | None = None) -> None:
+        self.graph = StoredGraph(graph)
         self.calls: list[SeriesCall] = []
 
     def series(
@@ -44,12 +42,13 @@ class FakeSeriesReads:
     ) -> list[list[MetricSeriesView]]:
         wanted = tuple(names) if names is not None else None
         self.calls.append(SeriesCall(tuple(ids), scope, wanted, as_of))
+        return [self._of(run_id, scope, wanted, as_of) for run_id in ids]
 
-        def of(run_id: str) -> list[MetricSeriesView]:
-            run = self.runs.get(run_id)
-            if run is None or not seen_by(run, scope, as_of):
-                return []
-            views = self.stored.get(run_id, [])
-            return [v for v in views if wanted is None or v.name in wanted]
-
-        return [of(run_id) for run_id in ids]
+    def _of(
+        self, run_id: str, scope: Scope, wanted: tuple[str, ...] | None, as_of: str | None
+    ) -> list[MetricSeriesView]:
+        run = self.graph.node(run_id, Label.RUN)
+        if run is None or not visible(run, scope, as_of):
+            return []
+        stored = self.graph.series(run_id)
+        return series_views(public(s) for s in stored if wanted is None or s[SERIES_NAME] in wanted)

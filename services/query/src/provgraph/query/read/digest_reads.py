@@ -36,8 +36,8 @@ def _lifecycle(run: str) -> str:
         MATCH (ev:{APPLIED_EVENT_LABEL})-[:{TOUCHED_REL}]->({run})
         WHERE ev.subject = {run}.id AND ev.event_type IN $lifecycle
           AND ($all OR ev.{PROJECT} IN $projects)
-        RETURN ev {{type: ev.event_type, at: ev.occurred_at, .actor, .principal}}
-        ORDER BY ev.occurred_at, ev.event_id }}"""
+        WITH ev ORDER BY ev.occurred_at, ev.event_id
+        RETURN ev {{type: ev.event_type, at: ev.occurred_at, .actor, .principal}} }}"""
 
 
 # Runs of $asked projects started, ended or resumed in [$since, $until), or still running
@@ -79,8 +79,8 @@ RETURN COLLECT {{
 _ADVICE_RUNS = {
     "run": f"MATCH (r:{Label.RUN}:{Label.ENTITY} {{id: $target}})",
     "experiment": (
-        f"MATCH (:{Label.EXPERIMENT}:{Label.ENTITY} {{id: $target}})"
-        f"<-[:{Rel.PART_OF}]-(r:{Label.RUN}:{Label.ENTITY})"
+        f"MATCH (x:{Label.EXPERIMENT}:{Label.ENTITY} {{id: $target}}) WHERE {visible('x')} "
+        f"MATCH (x)<-[:{Rel.PART_OF}]-(r:{Label.RUN}:{Label.ENTITY})"
     ),
     "project": f"MATCH (r:{Label.RUN}:{Label.ENTITY}) WHERE r.{PROJECT} = $target WITH r",
 }
@@ -105,9 +105,10 @@ RETURN t IS NOT NULL AS found, COLLECT {{
                    RETURN c {{.id, .step, .saved_at, .save_seconds}}
                    ORDER BY c.saved_at, c.id LIMIT $checkpoints }},
                resumed_by: COLLECT {{
-                   MATCH (r)<-[:{Rel.GENERATED_BY}]-(:{Label.CHECKPOINT}:{Label.ENTITY})
+                   MATCH (r)<-[:{Rel.GENERATED_BY}]-(c:{Label.CHECKPOINT}:{Label.ENTITY})
                          <-[:{Rel.RESUMED_FROM}]-(n:{Label.RUN}:{Label.ENTITY})
-                   WHERE {visible("n")} RETURN DISTINCT n.id AS id ORDER BY id }}}} AS run
+                   WHERE {visible("c")} AND {visible("n")}
+                   RETURN DISTINCT n.id AS id ORDER BY id }}}} AS run
 }} AS runs
 """
 

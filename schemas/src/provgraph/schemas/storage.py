@@ -143,10 +143,13 @@ def encode_json(value: Any) -> str:
 def decode_json(props: Mapping[str, Any], name: str) -> Any:
     """The nested value `name` of stored properties; None when absent or not JSON."""
     raw = props.get(json_key(name))
-    if not isinstance(raw, str):
-        return raw
+    return parse_json(raw) if isinstance(raw, str) else raw
+
+
+def parse_json(text: str) -> Any:
+    """Stored JSON text decoded; None when it is not JSON."""
     try:
-        return json.loads(raw)
+        return json.loads(text)
     except ValueError:  # a malformed archive should not fail a whole answer
         return None
 

@@ -27,7 +27,7 @@ from provgraph.cli.demo_ids import (
     evaluation_id,
     run_id,
 )
-from provgraph.cli.demo_sweep import Timed, sweep_runs, sweep_setup
+from provgraph.cli.demo_sweep import Timed, run_started, sweep_runs, sweep_setup
 from provgraph.schemas import REGISTRY, Event, parse_event
 
 __all__ = ["DEPLOYED_MODEL", "FINETUNE", "PRETRAIN", "PROJECT", "demo_events"]
@@ -110,27 +110,13 @@ def _versions() -> list[tuple[str, dict[str, Any]]]:
 
 def _pretrain() -> list[tuple[str, dict[str, Any]]]:
     run = {"run_id": PRETRAIN}
+    params = {"lr": 3e-4, "batch_size": 512, "epochs": 1}
+    inputs = [
+        {"dataset_version": _ds("web-corpus", "v2"), "role": "train"},
+        {"dataset_version": _ds("heldout", "v1"), "role": "validation"},
+    ]
     return [
-        (
-            "run.started",
-            {
-                **run,
-                "experiment": f"experiment:{PROJECT}/exp-001",
-                "run_number": 1,
-                "name": "pretrain-1b",
-                "params": {"lr": 3e-4, "batch_size": 512, "epochs": 1},
-                "code": {
-                    "repo": "https://git.example.org/ml/trainer",
-                    "commit": "4f2a9c1",
-                    "dirty": False,
-                },
-                "environment": f"environment:{PROJECT}/trainer-2026-01",
-                "inputs": [
-                    {"dataset_version": _ds("web-corpus", "v2"), "role": "train"},
-                    {"dataset_version": _ds("heldout", "v1"), "role": "validation"},
-                ],
-            },
-        ),
+        run_started(PRETRAIN, "exp-001", 1, "pretrain-1b", params, commit="4f2a9c1", inputs=inputs),
         (
             "checkpoint.saved",
             {
@@ -224,24 +210,18 @@ def _pretrain_metrics() -> list[tuple[int, dict[str, Any]]]:
 
 def _finetune() -> list[tuple[str, dict[str, Any]]]:
     run = {"run_id": FINETUNE}
+    params = {"lr": 1e-5, "batch_size": 64, "epochs": 3}
+    inputs = [{"dataset_version": _ds("instruct", "v1-clean"), "role": "train"}]
     return [
-        (
-            "run.started",
-            {
-                **run,
-                "experiment": f"experiment:{PROJECT}/exp-001",
-                "run_number": 2,
-                "name": "chat-sft",
-                "params": {"lr": 1e-5, "batch_size": 64, "epochs": 3},
-                "code": {
-                    "repo": "https://git.example.org/ml/trainer",
-                    "commit": "9b1d0e2",
-                    "dirty": False,
-                },
-                "environment": f"environment:{PROJECT}/trainer-2026-01",
-                "inputs": [{"dataset_version": _ds("instruct", "v1-clean"), "role": "train"}],
-                "base_model": f"model:{PROJECT}/base-1b@1.0.0",
-            },
+        run_started(
+            FINETUNE,
+            "exp-001",
+            2,
+            "chat-sft",
+            params,
+            commit="9b1d0e2",
+            inputs=inputs,
+            base_model=f"model:{PROJECT}/base-1b@1.0.0",
         ),
         (
             "checkpoint.saved",

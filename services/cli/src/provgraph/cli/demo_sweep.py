@@ -89,32 +89,55 @@ def sweep_setup() -> list[Step]:
     ]
 
 
-def _start(n: int, name: str, **changes: Any) -> Step:
-    """Run #n of the sweep: the recipe of chat-1b@1.0.0, with `changes` (params, train, env)."""
-    params = {"lr": 1e-5, "batch_size": 64, "epochs": 3, **changes.get("params", {})}
+def run_started(
+    run: str,
+    experiment: str,
+    number: int,
+    name: str,
+    params: dict[str, Any],
+    *,
+    commit: str,
+    inputs: list[dict[str, str]],
+    environment: str = _ENV_OLD,
+    **more: Any,
+) -> Step:
+    """The `run.started` of a demo run of the trainer's code at `commit` (the story's runs use
+    it too); `more`: what a run adds (its base model, its resources)."""
     return (
         "run.started",
         {
-            "run_id": f"demo-sft-00{n}",
-            "experiment": f"experiment:{PROJECT}/exp-002",
-            "run_number": n,
+            "run_id": run,
+            "experiment": f"experiment:{PROJECT}/{experiment}",
+            "run_number": number,
             "name": name,
             "params": params,
             "code": {
                 "repo": "https://git.example.org/ml/trainer",
-                "commit": "9b1d0e2",
+                "commit": commit,
                 "dirty": False,
             },
-            "environment": changes.get("environment", _ENV_OLD),
-            "inputs": [
-                {
-                    "dataset_version": changes.get("train", ds("instruct", "v1-clean")),
-                    "role": "train",
-                }
-            ],
-            "base_model": _BASE,
-            "resources": _RESOURCES,
+            "environment": environment,
+            "inputs": inputs,
+            **more,
         },
+    )
+
+
+def _start(n: int, name: str, **changes: Any) -> Step:
+    """Run #n of the sweep: the recipe of chat-1b@1.0.0, with `changes` (params, train, env)."""
+    params = {"lr": 1e-5, "batch_size": 64, "epochs": 3, **changes.get("params", {})}
+    train = changes.get("train", ds("instruct", "v1-clean"))
+    return run_started(
+        f"demo-sft-00{n}",
+        "exp-002",
+        n,
+        name,
+        params,
+        commit="9b1d0e2",
+        inputs=[{"dataset_version": train, "role": "train"}],
+        environment=changes.get("environment", _ENV_OLD),
+        base_model=_BASE,
+        resources=_RESOURCES,
     )
 
 
@@ -166,6 +189,17 @@ def _evaluated(key: str, model_version: str, version: str, acc: float) -> Step:
     )
 
 
+def _completed(n: int, val_loss: float, conclusion: str | None = None) -> Step:
+    payload = {"run_id": f"demo-sft-00{n}", "conclusion": conclusion, "final_step": 300}
+    return ("run.completed", {**payload, "final_metrics": {"val/loss": val_loss}})
+
+
+def _failed(n: int, error: tuple[str, str], step: int, conclusion: str | None = None) -> Step:
+    kind, message = error
+    payload = {"run_id": f"demo-sft-00{n}", "conclusion": conclusion, "final_step": step}
+    return ("run.failed", {**payload, "error": {"type": kind, "message": message}})
+
+
 def _after(minutes: int, step: Step) -> Timed:
     return (*step, minutes)
 
@@ -178,47 +212,22 @@ def sweep_runs() -> list[Timed]:
         _after(30, _saved(1, 100, 48.0)),
         _after(30, _saved(1, 200, 52.0)),
         _after(5, _logged(1, (100, 1.25), (200, 1.14))),
-        _after(
-            25,
-            (
-                "run.completed",
-                {
-                    "run_id": "demo-sft-001",
-                    "conclusion": "reproduces chat-1b@1.0.0: the sweep's baseline",
-                    "final_metrics": {"val/loss": 1.1},
-                    "final_step": 300,
-                },
-            ),
-        ),
+        _after(25, _completed(1, 1.1, "reproduces chat-1b@1.0.0: the sweep's baseline")),
         _start(2, "sft-lr2e-5", params={"lr": 2e-5}),
         _after(30, _saved(2, 100, 50.0)),
         _after(
             22,
-            (
-                "run.failed",
-                {
-                    "run_id": "demo-sft-002",
-                    "conclusion": "a node was lost, not the lr: resumed from step 100",
-                    "error": {"type": "NCCLTimeout", "message": "collective timed out on rank 5"},
-                    "final_step": 160,
-                },
+            _failed(
+                2,
+                ("NCCLTimeout", "collective timed out on rank 5"),
+                160,
+                "a node was lost, not the lr: resumed from step 100",
             ),
         ),
         _after(8, _resumed(2, 100, "node failure", 60)),
         _after(30, _saved(2, 200, 49.0)),
         _after(5, _logged(2, (100, 1.16), (200, 1.05))),
-        _after(
-            25,
-            (
-                "run.completed",
-                {
-                    "run_id": "demo-sft-002",
-                    "conclusion": "2e-5 beats 1e-5 on val/loss: registered as chat-1b 1.1.0",
-                    "final_metrics": {"val/loss": 1.02},
-                    "final_step": 300,
-                },
-            ),
-        ),
+        _after(25, _completed(2, 1.02, "2e-5 beats 1e-5 on val/loss: registered as chat-1b 1.1.0")),
         (
             "model.version.registered",
             {
@@ -236,26 +245,13 @@ def sweep_runs() -> list[Timed]:
         _evaluated("eval-chat-1b-v2", f"model:{PROJECT}/chat-1b@1.0.0", "v2", 0.49),
         _start(3, "sft-v2-data", params={"lr": 2e-5}, **new_data),
         _after(30, _saved(3, 100, 61.0)),
-        _after(
-            17,
-            (
-                "run.failed",
-                {
-                    "run_id": "demo-sft-003",
-                    "error": {"type": "OutOfMemoryError", "message": "CUDA out of memory"},
-                    "final_step": 140,
-                },
-            ),
-        ),
+        _after(17, _failed(3, ("OutOfMemoryError", "CUDA out of memory"), 140)),
         _start(4, "sft-v2-bs32", params={"lr": 2e-5, "batch_size": 32}, **new_data),
         _after(30, _saved(4, 100, 58.0)),
         _after(25, _resumed(4, 100, "preempted", 40)),
         _after(30, _saved(4, 200, 60.0)),
         _after(5, _logged(4, (100, 1.08), (200, 0.99))),
-        (
-            "run.completed",
-            {"run_id": "demo-sft-004", "final_metrics": {"val/loss": 0.98}, "final_step": 300},
-        ),
+        _completed(4, 0.98),
         (
             "deployment.feedback.recorded",
             {

@@ -12,8 +12,6 @@ sets are printed).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -30,23 +28,15 @@ from provgraph.query.recipes.best_env_service import (
 from provgraph.query.recipes.best_model import render_best
 from provgraph.query.recipes.env_diff import render_env_diff, render_runs_with
 from provgraph.query.recipes.service import Recipes
+from provgraph.query.terminal import NOT_FOUND, add_json_option, not_found, print_answer
 
-NOT_FOUND, AMBIGUOUS = 1, 2
+AMBIGUOUS = 2
 
 
 @contextmanager
 def _questions() -> Iterator[BestAndEnvironments]:
     with command_readers() as (readers, _):
         yield BestAndEnvironments(readers.best_env, Recipes(readers.recipes))
-
-
-def _print(answer: dict[str, Any], as_json: bool, text: str) -> None:
-    print(json.dumps(answer, indent=2, ensure_ascii=False) if as_json else text)
-
-
-def _not_found(what: str) -> int:
-    print(f"provgraph: {NotFoundError.code}: {what}", file=sys.stderr)
-    return NOT_FOUND
 
 
 def _best(args: argparse.Namespace) -> int:
@@ -61,8 +51,8 @@ def _best(args: argparse.Namespace) -> int:
             higher_is_better=args.higher_is_better,
         )
     if answer is None:
-        return _not_found(args.model)
-    _print(answer, args.json, render_best(answer))
+        return not_found(args.model)
+    print_answer(answer, args.json, render_best)
     if answer["ambiguous"]:
         return AMBIGUOUS
     return 0 if answer["best"] is not None else NOT_FOUND
@@ -73,8 +63,8 @@ def _env_diff(args: argparse.Namespace) -> int:
         try:
             answer = questions.env_diff(args.a, args.b, Scope.everything())
         except NotFoundError as exc:  # it names the side(s) missing
-            return _not_found(exc.message)
-    _print(answer, args.json, render_env_diff(answer))
+            return not_found(exc.message)
+    print_answer(answer, args.json, render_env_diff)
     return 0
 
 
@@ -85,7 +75,7 @@ def _runs_with(args: argparse.Namespace) -> int:
         answer = questions.runs_with(
             args.package, None, Scope.everything(), project=args.project, limit=args.limit
         )
-    _print(answer, args.json, render_runs_with(answer))
+    print_answer(answer, args.json, render_runs_with)
     return 0 if answer["runs"] else NOT_FOUND
 
 
@@ -109,7 +99,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="a larger value is better (default: lower, as for a loss)",
     )
-    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    add_json_option(p)
     p.set_defaults(func=_best)
 
     p = sub.add_parser(
@@ -117,7 +107,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("a", help="the earlier snapshot, e.g. environment:demo-llm/trainer-2026-01")
     p.add_argument("b", help="the later snapshot")
-    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    add_json_option(p)
     p.set_defaults(func=_env_diff)
 
     p = sub.add_parser("runs-with", help="the runs that ran with a package (at a version)")
@@ -129,5 +119,5 @@ def register(sub: Any) -> None:
         default=RUNS_WITH_DEFAULT,
         help=f"runs to list at most (default {RUNS_WITH_DEFAULT}, at most {RUNS_WITH_MAX})",
     )
-    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    add_json_option(p)
     p.set_defaults(func=_runs_with)

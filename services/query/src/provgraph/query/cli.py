@@ -9,8 +9,6 @@ command line's main says which, in one line).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from provgraph.core.errors import NotFoundError
@@ -20,25 +18,21 @@ from provgraph.query.read.model import Direction, Scope
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.recipes.trace import render_tree
 from provgraph.query.recipes.whois import ProgressLine, hash_file, render_whois, whois_report
-
-NOT_FOUND = 1
-
-
-def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
-
-
-def _not_found(what: str) -> int:
-    print(f"provgraph: {NotFoundError.code}: {what}", file=sys.stderr)
-    return NOT_FOUND
+from provgraph.query.terminal import (
+    NOT_FOUND,
+    add_json_option,
+    not_found,
+    print_answer,
+    print_json,
+)
 
 
 def _reproduce(args: argparse.Namespace) -> int:
     with command_readers() as (readers, _):
         answer = Recipes(readers.recipes).reproduce(args.id, Scope.everything())
     if answer is None:
-        return _not_found(args.id)
-    _print_json(answer)
+        return not_found(args.id)
+    print_json(answer)
     return 0
 
 
@@ -47,8 +41,8 @@ def _diff(args: argparse.Namespace) -> int:
         try:
             answer = Recipes(readers.recipes).diff(args.a, args.b, Scope.everything())
         except NotFoundError as exc:  # it names the side(s) missing
-            return _not_found(exc.message)
-    _print_json(answer)
+            return not_found(exc.message)
+    print_json(answer)
     return 0
 
 
@@ -61,7 +55,7 @@ def _trace(args: argparse.Namespace) -> int:
             args.id, Scope.everything(), direction=direction, depth=args.depth
         )
     if lineage is None:
-        return _not_found(args.id)
+        return not_found(args.id)
     print(render_tree(lineage, direction))
     return 0
 
@@ -79,10 +73,7 @@ def _whois(args: argparse.Namespace) -> int:
         matches = reader.artifact(scope, checksum=checksum)
         chains = {m.id: reader.lineage(m.id, scope, depth=args.depth) for m in matches}
     report = whois_report(args.path, checksum, matches, chains)
-    if args.json:
-        _print_json(report)
-    else:
-        print(render_whois(report))
+    print_answer(report, args.json, render_whois)
     return 0 if report["found"] else NOT_FOUND
 
 
@@ -113,5 +104,5 @@ def register(sub: Any) -> None:
     p.add_argument("path", help="a local file, e.g. ./checkpoints/step-1000.pt (hashed here)")
     p.add_argument("--algorithm", default="sha256", help="hash algorithm (default sha256)")
     p.add_argument("--depth", type=int, default=5, help="upstream depth to show")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_json_option(p, "report")
     p.set_defaults(func=_whois)

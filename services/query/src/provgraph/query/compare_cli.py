@@ -9,8 +9,6 @@ setting missing or wrong, 3 flagged (with `--check` only).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from provgraph.core.errors import NotFoundError
@@ -18,8 +16,9 @@ from provgraph.query.connect import command_readers
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.compare_service import Comparisons
 from provgraph.query.recipes.compare_table import render_comparison
+from provgraph.query.terminal import add_json_option, not_found, print_answer
 
-NOT_FOUND, FLAGGED = 1, 3
+FLAGGED = 3
 
 
 def _answer(args: argparse.Namespace) -> dict[str, Any]:
@@ -39,12 +38,8 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         answer = _answer(args)
     except NotFoundError as exc:
-        print(f"provgraph: {NotFoundError.code}: {exc.message}", file=sys.stderr)
-        return NOT_FOUND
-    if args.json:
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
-    else:
-        print(render_comparison(answer))
+        return not_found(exc.message)
+    print_answer(answer, args.json, render_comparison)
     return FLAGGED if args.check and answer["flagged"] else 0
 
 
@@ -68,5 +63,5 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--check", action="store_true", help="exit 3 when more than one setting differs in a pair"
     )
-    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    add_json_option(p)
     p.set_defaults(func=_compare)

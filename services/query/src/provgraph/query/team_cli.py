@@ -9,8 +9,6 @@ setting missing or wrong.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -20,8 +18,8 @@ from provgraph.query.read.model import Scope
 from provgraph.query.recipes.checkpoint_advice import render_advice
 from provgraph.query.recipes.digest_render import render_digest
 from provgraph.query.recipes.team_service import TeamQuestions, parse_duration, parse_instant
+from provgraph.query.terminal import add_json_option, not_found, print_answer
 
-NOT_FOUND = 1
 EVERYTHING = Scope.everything()
 
 
@@ -30,17 +28,13 @@ def _ask(question: Callable[[TeamQuestions], dict[str, Any]]) -> dict[str, Any]:
         return question(TeamQuestions(readers.digest, 1000))
 
 
-def _print(answer: dict[str, Any], args: argparse.Namespace, text: str) -> None:
-    print(json.dumps(answer, indent=2, ensure_ascii=False) if args.json else text)
-
-
 def _digest(args: argparse.Namespace) -> int:
     since = parse_duration(args.since, "--since")
     stalled = parse_duration(args.stalled_after, "--stalled-after")
     until = parse_instant(args.until, "--until")
     answer = _ask(lambda q: q.digest(args.project, EVERYTHING, since_s=since, until=until,
                                      stalled_after_s=stalled))  # fmt: skip
-    _print(answer, args, render_digest(answer, markdown=args.markdown).rstrip("\n"))
+    print_answer(answer, args.json, lambda a: render_digest(a, markdown=args.markdown).rstrip("\n"))
     return 0
 
 
@@ -53,9 +47,8 @@ def _advise(args: argparse.Namespace) -> int:
             )
         )
     except NotFoundError as exc:
-        print(f"provgraph: {NotFoundError.code}: {exc.message}", file=sys.stderr)
-        return NOT_FOUND
-    _print(answer, args, render_advice(answer))
+        return not_found(exc.message)
+    print_answer(answer, args.json, render_advice)
     return 0
 
 
@@ -72,7 +65,7 @@ def register(sub: Any) -> None:
     )
     out = p.add_mutually_exclusive_group()
     out.add_argument("--markdown", action="store_true", help="Markdown, for a chat or a wiki")
-    out.add_argument("--json", action="store_true", help="print the answer as JSON")
+    add_json_option(out)
     p.set_defaults(func=_digest)
 
     p = sub.add_parser("advise-checkpoints", help="how often to save checkpoints, from the records")
@@ -83,5 +76,5 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--max-rework", default="30m", help="acceptable work lost per interruption (default 30m)"
     )
-    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    add_json_option(p)
     p.set_defaults(func=_advise)

@@ -13,7 +13,7 @@ from strawberry.scalars import JSON
 
 from provgraph.query.graphql.args import bounded
 from provgraph.query.graphql.context import GraphContext, Info
-from provgraph.query.graphql.fields import Long, as_int, as_long, as_text, field
+from provgraph.query.graphql.fields import Long, as_int, as_long, as_text, field, picked
 from provgraph.query.graphql.query import missing
 from provgraph.query.recipes.best_env_service import (
     RUNS_WITH_DEFAULT,
@@ -103,17 +103,13 @@ class BestModelVersion:
     def of(cls, found: Mapping[str, Any]) -> BestModelVersion:
         chosen, best, previous = found["evaluation_set"], found["best"], found["previous_best"]
         return cls(
+            **picked(found, "metric", "higher_is_better", "ambiguous", "delta", "message"),
             model=strawberry.ID(found["model"]),
-            metric=found["metric"],
-            higher_is_better=found["higher_is_better"],
             evaluation_set=EvaluationSet.of(chosen) if chosen else None,
             evaluation_sets=[EvaluationSet.of(s) for s in found["evaluation_sets"]],
-            ambiguous=found["ambiguous"],
             best=ScoredVersion.of(best) if best else None,
             previous_best=ScoredVersion.of(previous) if previous else None,
-            delta=found["delta"],
             ranking=[ScoredVersion.of(s) for s in found["ranking"]],
-            message=found["message"],
             truncated=found["truncated"],
             diff=JSON(found["diff"]) if found["diff"] is not None else None,
         )
@@ -132,13 +128,8 @@ class EnvironmentChange:
 
     @classmethod
     def of(cls, found: Mapping[str, Any]) -> EnvironmentChange:
-        return cls(
-            section=found["section"],
-            name=found["name"],
-            change=found["change"],
-            a=_text(found["a"]),
-            b=_text(found["b"]),
-        )
+        same = picked(found, "section", "name", "change")
+        return cls(**same, a=_text(found["a"]), b=_text(found["b"]))
 
 
 @strawberry.type(description="One BASED_ON step between two snapshots of the chain.")
@@ -173,10 +164,9 @@ class EnvironmentDiff:
     def of(cls, found: Mapping[str, Any]) -> EnvironmentDiff:
         chain = found["chain"]
         return cls(
+            **picked(found, "same", "related"),
             a=strawberry.ID(found["a"]),
             b=strawberry.ID(found["b"]),
-            same=found["same"],
-            related=found["related"],
             changes=[EnvironmentChange.of(c) for c in found["changes"]],
             chain=None if chain is None else [EnvironmentStep.of(s) for s in chain],
         )
@@ -210,9 +200,7 @@ class RunWithPackage:
             ended_at=as_text(found.get("ended_at")),
             experiment=strawberry.ID(experiment) if experiment else None,
             environment=strawberry.ID(found["environment"]),
-            section=found["section"],
-            recorded_as=found["recorded_as"],
-            version=found["version"],
+            **picked(found, "section", "recorded_as", "version"),
         )
 
 
@@ -226,13 +214,8 @@ class RunsWithPackage:
 
     @classmethod
     def of(cls, found: Mapping[str, Any]) -> RunsWithPackage:
-        return cls(
-            package=found["package"],
-            version=found["version"],
-            project=found["project"],
-            runs=[RunWithPackage.of(r) for r in found["runs"]],
-            truncated=found["truncated"],
-        )
+        runs = [RunWithPackage.of(r) for r in found["runs"]]
+        return cls(**picked(found, "package", "version", "project", "truncated"), runs=runs)
 
 
 def _questions(ctx: GraphContext) -> BestAndEnvironments:
@@ -298,13 +281,8 @@ class BestEnvQuery:
         project: str | None = None,
         limit: int | None = None,
     ) -> RunsWithPackage:
-        ctx = info.context
+        ctx, size = info.context, bounded("limit", limit, RUNS_WITH_DEFAULT, RUNS_WITH_MAX)
         found = await ctx.call(
-            _questions(ctx).runs_with,
-            package,
-            version,
-            ctx.scope,
-            project=project,
-            limit=bounded("limit", limit, RUNS_WITH_DEFAULT, RUNS_WITH_MAX),
+            _questions(ctx).runs_with, package, version, ctx.scope, project=project, limit=size
         )
         return RunsWithPackage.of(found)

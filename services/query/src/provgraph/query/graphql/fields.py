@@ -108,6 +108,17 @@ def as_strings(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list | tuple) else []
 
 
+def picked(answer: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    """The values of `names` in a recipe's answer, under the same names: the fields of a type
+    that shows them as the answer has them (`cls(**picked(found, "a", "b"), c=...)`)."""
+    return {name: answer[name] for name in names}
+
+
+def seconds(answer: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    """A recipe answer's durations (`<name>_s`) as the fields that show them (`<name>_seconds`)."""
+    return {f"{name}_seconds": answer[f"{name}_s"] for name in names}
+
+
 def record_text(props: Props, prefix: str, name: str) -> str | None:
     """One text field of a record stored flattened (`code_commit`)."""
     return as_text(props.get(record_key(prefix, name)))

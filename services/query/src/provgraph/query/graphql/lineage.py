@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 import strawberry
@@ -86,17 +87,7 @@ class HistoryEntry:
 
     @classmethod
     def of(cls, entry: model.HistoryEntry) -> HistoryEntry:
-        return cls(
-            event_id=entry.event_id,
-            event_type=entry.event_type,
-            occurred_at=entry.occurred_at,
-            producer=entry.producer,
-            actor=entry.actor,
-            subject=entry.subject,
-            project=entry.project,
-            principal=entry.principal,
-            logged_at=entry.logged_at,
-        )
+        return cls(**asdict(entry))  # the same fields, by the same names
 
 
 @strawberry.type(description="A page of events, newest first.")

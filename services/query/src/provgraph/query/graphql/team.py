@@ -9,7 +9,7 @@ from typing import Any
 import strawberry
 
 from provgraph.query.graphql.context import Info
-from provgraph.query.graphql.fields import Long, field
+from provgraph.query.graphql.fields import Long, field, picked, seconds
 from provgraph.query.recipes.checkpoint_advice import DEFAULT_MAX_REWORK_S
 from provgraph.query.recipes.digest import DEFAULT_STALLED_AFTER_S
 from provgraph.query.recipes.digest_render import render_digest
@@ -106,13 +106,11 @@ class DigestItem:
     @classmethod
     def of(cls, item: Mapping[str, Any]) -> DigestItem:
         return cls(
-            event_type=item["event_type"],
-            at=item["at"],
+            **picked(item, "event_type", "at", "person", "person_basis"),
             id=strawberry.ID(item["id"]) if item.get("id") else None,
             name=item.get("name"),
             version=item.get("version"),
-            person=item["person"],
-            person_basis=item["person_basis"],
+            # Only a status change has a `to_status`, only feedback a `model_version`.
             to_status=item.get("to_status"),
             model_version=item.get("model_version"),
         )
@@ -149,13 +147,11 @@ class Digest:
     @classmethod
     def of(cls, r: Mapping[str, Any]) -> Digest:
         acc = r["accelerator_hours"]
-        items = {k: [DigestItem.of(i) for i in r[k]] for k in _ITEM_KEYS}
+        items: dict[str, Any] = {k: [DigestItem.of(i) for i in r[k]] for k in _ITEM_KEYS}
         return cls(
+            **picked(r, "since", "until", "person_basis", "truncated"),
+            **seconds(r, "stalled_after"),
             projects=list(r["projects"]),
-            since=r["since"],
-            until=r["until"],
-            stalled_after_seconds=r["stalled_after_s"],
-            person_basis=r["person_basis"],
             people=[_person(p) for p in r["people"]],
             stalled=[
                 StalledRun(
@@ -183,7 +179,6 @@ class Digest:
                 for p in acc["by_project"]
             ],
             runs_without_resources=acc["runs_without_resources"],
-            truncated=r["truncated"],
             markdown=render_digest(r, markdown=True),
         )
 
@@ -223,12 +218,8 @@ class LostWork:
 def _lost(value: Mapping[str, Any] | None) -> LostWork | None:
     if value is None:
         return None
-    return LostWork(
-        interval_seconds=value["interval_s"],
-        hours=value["hours"],
-        accelerator_hours=value["accelerator_hours"],
-        interruptions_without_resources=value["interruptions_without_resources"],
-    )
+    counted = picked(value, "hours", "accelerator_hours", "interruptions_without_resources")
+    return LostWork(**seconds(value, "interval"), **counted)
 
 
 @strawberry.type(description="How often to save checkpoints (formulas: docs/practices.md).")
@@ -259,45 +250,32 @@ class CheckpointAdvice:
 
     @classmethod
     def of(cls, r: Mapping[str, Any]) -> CheckpointAdvice:
-        lost, current = r["lost"], r["current"]
+        lost, current, saving = r["lost"], r["current"], r["saving_hours"]
         return cls(
-            target=r["target"],
-            kind=r["kind"],
+            **picked(r, "target", "kind", "saves_measured", "running_hours", "truncated"),
+            **seconds(
+                r, "save_cost", "mtbf", "max_rework", "young_daly", "rule_of_thumb", "advised"
+            ),
             runs=[strawberry.ID(i) for i in r["runs"]],
-            save_cost_seconds=r["save_cost_s"],
-            saves_measured=r["saves_measured"],
-            running_hours=r["running_hours"],
             interruptions=[_interruption(i) for i in r["interruptions"]],
             min_interruptions=r["min_interruptions"],
-            mtbf_seconds=r["mtbf_s"],
-            max_rework_seconds=r["max_rework_s"],
             current_interval_seconds=current["seconds"],
             current_interval_steps=current["steps"],
-            young_daly_seconds=r["young_daly_s"],
-            rule_of_thumb_seconds=r["rule_of_thumb_s"],
-            advised_seconds=r["advised_s"],
             lost_current=_lost(lost["current"]),
             lost_young_daly=_lost(lost["young_daly"]),
             lost_rule_of_thumb=_lost(lost["rule_of_thumb"]),
             lost_advised=_lost(lost["advised"]),
-            saving_hours_current=r["saving_hours"]["current"],
-            saving_hours_advised=r["saving_hours"]["advised"],
+            saving_hours_current=saving["current"],
+            saving_hours_advised=saving["advised"],
             notes=list(r["notes"]),
-            truncated=r["truncated"],
         )
 
 
 def _interruption(i: Mapping[str, Any]) -> CheckpointInterruption:
-    return CheckpointInterruption(
-        run=strawberry.ID(i["run"]),
-        at=i["at"],
-        cause=i["cause"],
-        segment_start=i["segment_start"],
-        last_checkpoint_at=i["last_checkpoint_at"],
-        end_recorded=i["end_recorded"],
-        lost_seconds=i["lost_s"],
-        devices=i["devices"],
+    same = picked(
+        i, "at", "cause", "segment_start", "last_checkpoint_at", "end_recorded", "devices"
     )
+    return CheckpointInterruption(run=strawberry.ID(i["run"]), **seconds(i, "lost"), **same)
 
 
 def _questions(info: Info) -> TeamQuestions:

@@ -1,7 +1,7 @@
 """The reads of column lineage: the `ColumnReads` port, the walk over it, and `ColumnReader`,
 its adapter over Neo4j with its Cypher (one round trip per call).
 
-`column_lineage` reads the start, then lets the pure walk of `columns.py` ask for each hop's
+`column_lineage` reads the start, then lets the pure walk of `column_walk.py` ask for each hop's
 datasets: upstream by Marquez id (`marquez_ids.py`), downstream by a text filter on the stored
 facets. Every read applies the caller's scope, so an unreadable dataset is never reached.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from provgraph.query.read import columns
+from provgraph.query.read import column_walk, columns
 from provgraph.query.read.convert import node_view, scope_params
 from provgraph.query.read.fragments import visible
 from provgraph.query.read.marquez_ids import with_marquez_id
@@ -50,7 +50,7 @@ ORDER BY key, d.id
 """
 
 # Datasets whose latest facet may name one of $keys ({namespace, name}, each as its JSON text,
-# quotes included): a text filter, bounded; read/columns.py checks every input field it keeps.
+# quotes included): a text filter, bounded; read/column_walk.py checks every input field it keeps.
 COLUMN_CONSUMERS = f"""
 MATCH (d:{Label.DATASET}:{Label.ENTITY})
 WHERE d.{COLUMN_LINEAGE_JSON} IS NOT NULL AND {visible("d")}
@@ -105,7 +105,7 @@ def column_lineage(
     def consumers(keys: Sequence[tuple[str, str]]) -> list[NodeView]:
         return reads.column_consumers(keys, scope, limit)
 
-    return columns.walk(
+    return column_walk.walk(
         root,
         field=field,
         direction=Direction(direction),

@@ -9,7 +9,6 @@ event covered stays in the event log only.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -20,7 +19,7 @@ from provgraph.query.read.model import NodeView, Scope
 from provgraph.query.read.session import ReadSession
 from provgraph.schemas import issued_name
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label
-from provgraph.schemas.storage import PROJECT, json_key, version_key
+from provgraph.schemas.storage import PROJECT, json_key, parse_json, version_key
 
 FEEDBACK_EVENT = "deployment.feedback.recorded"
 # Where the projection keeps a deployment's latest feedback (`projection/models.py`).
@@ -130,9 +129,4 @@ def feedback_record(item: Mapping[str, Any]) -> FeedbackRecord:
 
 
 def _decoded(raw: Any) -> Any:
-    if not isinstance(raw, str):
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError:  # a malformed archive should not fail a whole answer
-        return None
+    return parse_json(raw) if isinstance(raw, str) else None

@@ -8,6 +8,7 @@ hops), it serves at most that much and never refuses the question: a page keeps 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Depends, Query
@@ -28,6 +29,22 @@ Limit = Annotated[
 ]
 Offset = Annotated[int, Query(ge=0, description="items skipped")]
 Depth = Annotated[int | None, Query(description="hops (walked up to PROVGRAPH_LINEAGE_MAX_DEPTH)")]
+
+
+@dataclass(frozen=True)
+class PageAsked:
+    """The page a Marquez list was asked for: its `limit` and `offset` query parameters."""
+
+    limit: int
+    offset: int
+
+
+def page_asked(limit: Limit = DEFAULT_LIMIT, offset: Offset = 0) -> PageAsked:
+    """The `limit` and `offset` of a list route, with Marquez's defaults."""
+    return PageAsked(limit=limit, offset=offset)
+
+
+PageQuery = Annotated[PageAsked, Depends(page_asked)]
 
 
 def walk_depth(asked: int | None, default: int, maximum: int) -> int:

@@ -9,28 +9,17 @@ from fastapi import Request
 
 from provgraph.query.http.deps import MarquezDep, scope_for
 from provgraph.query.http.marquez import shapes
-from provgraph.query.http.marquez.common import (
-    DEFAULT_LIMIT,
-    Limit,
-    Offset,
-    marquez_router,
-    not_found,
-    or_404,
-)
+from provgraph.query.http.marquez.common import PageQuery, marquez_router, not_found, or_404
 
 router = marquez_router()
 
 
 @router.get("/namespaces/{namespace}/datasets")
 def list_datasets(
-    request: Request,
-    reader: MarquezDep,
-    namespace: str,
-    limit: Limit = DEFAULT_LIMIT,
-    offset: Offset = 0,
+    request: Request, reader: MarquezDep, namespace: str, page: PageQuery
 ) -> dict[str, Any]:
     """The live datasets of a namespace, by name."""
-    found = reader.datasets(namespace, scope_for(request), limit=limit, offset=offset)
+    found = reader.datasets(namespace, scope_for(request), limit=page.limit, offset=page.offset)
     return shapes.page("datasets", found, shapes.dataset)
 
 
@@ -45,16 +34,11 @@ def get_dataset(
 
 @router.get("/namespaces/{namespace}/datasets/{dataset}/versions")
 def list_dataset_versions(
-    request: Request,
-    reader: MarquezDep,
-    namespace: str,
-    dataset: str,
-    limit: Limit = DEFAULT_LIMIT,
-    offset: Offset = 0,
+    request: Request, reader: MarquezDep, namespace: str, dataset: str, page: PageQuery
 ) -> dict[str, Any]:
     """The versions of a dataset, newest first."""
     scope = scope_for(request)
-    found = reader.dataset_versions(namespace, dataset, scope, limit=limit, offset=offset)
+    found = reader.dataset_versions(namespace, dataset, scope, limit=page.limit, offset=page.offset)
     versions = or_404(found, not_found("dataset", namespace=namespace, dataset=dataset))
     return shapes.page("versions", versions, shapes.dataset_version)
 

@@ -10,14 +10,7 @@ from fastapi import Request
 
 from provgraph.query.http.deps import MarquezDep, scope_for
 from provgraph.query.http.marquez import shapes
-from provgraph.query.http.marquez.common import (
-    DEFAULT_LIMIT,
-    Limit,
-    Offset,
-    marquez_router,
-    not_found,
-    or_404,
-)
+from provgraph.query.http.marquez.common import PageQuery, marquez_router, not_found, or_404
 from provgraph.query.ids import checked_id
 
 router = marquez_router()
@@ -25,14 +18,10 @@ router = marquez_router()
 
 @router.get("/namespaces/{namespace}/jobs")
 def list_jobs(
-    request: Request,
-    reader: MarquezDep,
-    namespace: str,
-    limit: Limit = DEFAULT_LIMIT,
-    offset: Offset = 0,
+    request: Request, reader: MarquezDep, namespace: str, page: PageQuery
 ) -> dict[str, Any]:
     """The live jobs of a namespace, by name, each with its latest run."""
-    found = reader.jobs(namespace, scope_for(request), limit=limit, offset=offset)
+    found = reader.jobs(namespace, scope_for(request), limit=page.limit, offset=page.offset)
     return shapes.page("jobs", found, shapes.job)
 
 
@@ -45,15 +34,11 @@ def get_job(request: Request, reader: MarquezDep, namespace: str, job: str) -> d
 
 @router.get("/namespaces/{namespace}/jobs/{job}/runs")
 def list_job_runs(
-    request: Request,
-    reader: MarquezDep,
-    namespace: str,
-    job: str,
-    limit: Limit = DEFAULT_LIMIT,
-    offset: Offset = 0,
+    request: Request, reader: MarquezDep, namespace: str, job: str, page: PageQuery
 ) -> dict[str, Any]:
     """The runs of a job, newest first."""
-    found = reader.job_runs(namespace, job, scope_for(request), limit=limit, offset=offset)
+    scope = scope_for(request)
+    found = reader.job_runs(namespace, job, scope, limit=page.limit, offset=page.offset)
     runs = or_404(found, not_found("job", namespace=namespace, job=job))
     return shapes.page("runs", runs, shapes.run)
 

@@ -13,24 +13,15 @@ from fastapi import Request
 
 from provgraph.query.http.deps import MarquezDep, scope_for
 from provgraph.query.http.marquez import shapes
-from provgraph.query.http.marquez.common import (
-    DEFAULT_LIMIT,
-    Limit,
-    Offset,
-    marquez_router,
-    not_found,
-    or_404,
-)
+from provgraph.query.http.marquez.common import PageQuery, marquez_router, not_found, or_404
 
 router = marquez_router()
 
 
 @router.get("/namespaces")
-def list_namespaces(
-    request: Request, reader: MarquezDep, limit: Limit = DEFAULT_LIMIT, offset: Offset = 0
-) -> dict[str, Any]:
+def list_namespaces(request: Request, reader: MarquezDep, page: PageQuery) -> dict[str, Any]:
     """The namespaces the caller can read, by name."""
-    found = reader.namespaces(scope_for(request), limit=limit, offset=offset)
+    found = reader.namespaces(scope_for(request), limit=page.limit, offset=page.offset)
     return shapes.page("namespaces", found, shapes.namespace)
 
 

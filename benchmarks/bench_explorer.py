@@ -36,18 +36,20 @@ from urllib.parse import quote
 
 from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright
 
+from benchmarks.explorer_build import BENCH_UI_DIR, build_explorer
 from benchmarks.explorer_story import raw_version, wide_events
 from benchmarks.gql import GraphQL
 from benchmarks.pipeline import BenchmarkError
 from benchmarks.report import Table, percentile, ratio
 from benchmarks.servers import PrivateInfra, free_port
-from provgraph.infra.apps import Apps
+from provgraph.cli.services import provgraph_apps
 from provgraph.infra.process import answers_ok, wait_until
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 
-ROOT = Path(__file__).resolve().parents[1]
-UI_DIR = Path(os.environ.get("PROVGRAPH_UI_DIR") or ROOT / "web" / "dist")
+# The benchmark's own build of the explorer, the one with its performance marks (built by each
+# run), or a build named by PROVGRAPH_BENCH_UI_DIR (used as it is: it must have the marks).
+UI_DIR = Path(os.environ.get("PROVGRAPH_BENCH_UI_DIR") or BENCH_UI_DIR)
 TARGETS = (200, 1000)  # answer sizes (nodes, root included) the two cases aim at
 WIDE_FAN = 500  # shards of the wide project (benchmarks/explorer_story.py): 1,001 nodes at d=2
 DEPTHS = range(1, 21)
@@ -166,7 +168,7 @@ def _served(infra: PrivateInfra) -> Iterator[str]:
     the benchmark's state folder), on a free loopback port over the benchmark's Neo4j: the
     browser driver's Python does not share its interpreter. No principals exist, so
     authentication is off (the page still keeps a token; the service ignores it)."""
-    apps = Apps(infra.settings.model_copy(update={"query_port": free_port()}))
+    apps = provgraph_apps(infra.settings.model_copy(update={"query_port": free_port()}))
     spec = next(s for s in apps.specs if s.name == "query")
     process = apps.process(spec)
     env = {
@@ -333,8 +335,10 @@ def _in_process(gql: GraphQL, doc: dict[str, Any], n: int) -> list[float]:
 def run(infra: PrivateInfra, tops: list[str], bottoms: list[str], samples: int) -> Table:
     """The two cases, `samples` page loads each (and as many in-process GraphQL calls, at
     least 20)."""
+    if not os.environ.get("PROVGRAPH_BENCH_UI_DIR"):
+        build_explorer(UI_DIR)
     if not (UI_DIR / "index.html").is_file():
-        raise BenchmarkError(f"explorer: the explorer is not built in {UI_DIR} (`make ui`)")
+        raise BenchmarkError(f"explorer: the explorer is not built in {UI_DIR}")
     # The workload's answers stop near 200 nodes: a wide project beside it has ~1,000-node ones.
     GraphWriter(infra.driver).write([project_event(e) for e in wide_events(WIDE_FAN)])
     gql = GraphQL(infra.driver)

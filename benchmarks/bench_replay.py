@@ -12,14 +12,14 @@ import psutil
 from benchmarks.pipeline import Prepared, Reference, check_graph
 from benchmarks.report import Table, line_plot, median, ratio
 from benchmarks.servers import PrivateInfra
-from provgraph.ingest.replay import replay
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
+from provgraph.ingest.tools.replay import replay
 
 # The projector as its own process, through a backlog until idle: what `provgraph projector`
 # runs, without the endless loop.
 _PROJECTOR = """
 from neo4j import GraphDatabase
-from provgraph.ingest.cli import build_projector
+from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
 s = IngestSettings()
 with GraphDatabase.driver(s.neo4j_uri, auth=(s.neo4j_user, s.neo4j_password)) as driver:

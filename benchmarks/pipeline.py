@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.servers import PrivateInfra
-from provgraph.ingest.cli import build_projector
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import EventMutations, project_event
+from provgraph.ingest.projector.run import build_projector
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import expected_graph, verify
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.memory_graph import MemoryGraph
+from provgraph.ingest.tools.verify import expected_graph, verify
 from provgraph.schemas import Event
 
 BATCH = 5000  # events per writer call on the limit side: the projector's max poll batch

@@ -15,7 +15,7 @@ from provgraph.infra.kafka import KafkaServer
 from provgraph.infra.neo4j import Neo4jServer
 from provgraph.infra.process import wait_until
 from provgraph.infra.settings import InfraSettings
-from provgraph.ingest.constraints import apply_schema
+from provgraph.ingest.projector.constraints import apply_schema
 from provgraph.ingest.settings import IngestSettings
 
 _CLEAR = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"

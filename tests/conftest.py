@@ -92,7 +92,7 @@ def endpoints() -> Iterator[Endpoints]:
     from neo4j import GraphDatabase
 
     from provgraph.infra.launcher import Launcher
-    from provgraph.ingest.constraints import apply_schema
+    from provgraph.ingest.projector.constraints import apply_schema
 
     launcher = Launcher(say=lambda _msg: None)
     launcher.up()
@@ -107,7 +107,7 @@ def _containers() -> Iterator[Endpoints]:
     from testcontainers.kafka import KafkaContainer
     from testcontainers.neo4j import Neo4jContainer
 
-    from provgraph.ingest.constraints import apply_schema
+    from provgraph.ingest.projector.constraints import apply_schema
 
     with (
         KafkaContainer("apache/kafka:4.1.1").with_kraft() as kafka,
@@ -307,7 +307,7 @@ def private_neo4j(tmp_path: Path) -> Iterator[PrivateServer]:
     """A started Neo4j of this test alone, with the graph schema applied."""
     from neo4j import GraphDatabase
 
-    from provgraph.ingest.constraints import apply_schema
+    from provgraph.ingest.projector.constraints import apply_schema
 
     server = PrivateServer("neo4j", tmp_path / "private-neo4j")
     server.start()
@@ -328,7 +328,7 @@ class AccessFixture:
     """
 
     def __init__(self, driver: object) -> None:
-        from provgraph.ingest.writer import GraphWriter
+        from provgraph.ingest.projector.writer import GraphWriter
 
         self.writer = GraphWriter(driver)  # type: ignore[arg-type]
 

@@ -26,11 +26,11 @@ from support.ol_names import aliases
 from support.projection_story import Story
 from support.projection_workload import Workload
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
 from provgraph.ingest.projection import EventMutations, LogStamp, project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
-from provgraph.ingest.rejections import EventConflict, RejectedEvents
+from provgraph.ingest.projector.rejections import EventConflict, RejectedEvents
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event, event_hash, parse_event
 from provgraph.schemas.graph import METRIC_SERIES_LABEL
 from provgraph.schemas.storage import ACCESS, dotted, series_id, series_points

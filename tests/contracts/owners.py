@@ -11,11 +11,11 @@ import uuid
 from abc import ABC, abstractmethod
 from typing import Any
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.ports import BatchWriter, GraphView
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.ownership import Owner
 from provgraph.ingest.screening import owned, screen_batch
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import (
     CheckpointSaved,
     DatasetVersionCreated,

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from provgraph.ingest.ports import DeadLetterSink, EventSource, LogRecord, PartitionOffset
 from provgraph.ingest.projection.ownership import OwnershipError
-from provgraph.ingest.rejections import EventConflict, OccurredInFuture, StoreRejected
+from provgraph.ingest.projector.rejections import EventConflict, OccurredInFuture, StoreRejected
 from provgraph.schemas import (
     EventValidationError,
     FieldError,

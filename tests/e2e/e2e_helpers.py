@@ -13,6 +13,7 @@ from neo4j import Driver
 
 from provgraph.authz.admin import bootstrap_admin_token
 from provgraph.authz.tokens import hash_token
+from provgraph.cli.services import provgraph_apps
 from provgraph.core.eventlog import open_event_log
 from provgraph.infra.apps import Apps
 from provgraph.infra.settings import InfraSettings
@@ -77,7 +78,7 @@ def start_apps(
     mp.setenv("PROVGRAPH_DEAD_LETTER_TOPIC", f"{name}.dlq")
     mp.setenv("PROVGRAPH_PROJECTOR_GROUP", f"{name}.projector")
     mp.delenv("PROVGRAPH_AUTH_DISABLED", raising=False)
-    apps = Apps(settings)
+    apps = provgraph_apps(settings)
     started = apps.up()
     assert {"ingest", "projector", "query"} <= set(started)
     kafka = IngestSettings(kafka_bootstrap=endpoints.kafka_bootstrap, events_topic=f"{name}.events")

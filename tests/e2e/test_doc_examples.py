@@ -35,6 +35,7 @@ from provgraph.authz.admin import access_event, append_to_log, token_issued
 from provgraph.authz.tokens import new_token
 from provgraph.cli.demo_ids import EVALUATIONS, PROJECT, RUNS, evaluation_id, run_id
 from provgraph.cli.demo_story import demo_events
+from provgraph.cli.services import provgraph_apps
 from provgraph.infra.apps import Apps
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import parse_event
@@ -111,7 +112,7 @@ class DocsStack:
 
 @pytest.fixture(scope="module")
 def docs_stack(endpoints: Any, neo4j_driver: Driver) -> Iterator[DocsStack]:
-    apps = Apps()
+    apps = provgraph_apps()
     before = {spec.name for spec, pid, _healthy in apps.status() if pid is not None}
     started = set(apps.up()) - before  # a `make up` stack already running is reused as it is
     try:

@@ -9,7 +9,7 @@ import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 from neo4j import Driver
 
-from provgraph.ingest.constraints import apply_schema
+from provgraph.ingest.projector.constraints import apply_schema
 from provgraph.ingest.settings import IngestSettings
 
 

@@ -34,7 +34,7 @@ def test_every_label_has_its_id_constraint(neo4j_driver: Driver) -> None:
 
 
 def test_schema_statements_are_idempotent(neo4j_driver: Driver) -> None:
-    from provgraph.ingest.constraints import apply_schema
+    from provgraph.ingest.projector.constraints import apply_schema
 
     before, _, _ = neo4j_driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN count(*) AS c")
     assert apply_schema(neo4j_driver) == len(schema_statements())

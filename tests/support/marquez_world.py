@@ -17,7 +17,7 @@ from neo4j import Driver
 
 from provgraph.ingest.openlineage import NamespaceMap, wrap
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 
 HOPS, VERSIONS, WIDE = 12, 13, 13
 PRODUCER = "https://example.com/pipelines/limits"

@@ -15,8 +15,7 @@ from neo4j import Driver
 from strawberry.types import ExecutionResult
 
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.reader import GraphReader
-from provgraph.query.recipes.service import Recipes
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas import REGISTRY, Event
 
@@ -59,11 +58,11 @@ def graphql_executor(driver: Driver) -> Callable[[str], ExecutionResult]:
     """Runs a GraphQL query in-process on `driver`'s graph, a fresh context per query (as per
     HTTP request), and returns strawberry's result, errors included."""
     settings = QuerySettings()
-    reader = GraphReader(driver, settings=settings)
+    readers = neo4j_readers(driver, settings=settings)
     schema = make_schema(settings)
 
     def run(query: str) -> ExecutionResult:
-        context = make_context(settings, reader, Recipes(driver))
+        context = make_context(settings, readers)
         return asyncio.run(schema.execute(query, context_value=context))
 
     return run

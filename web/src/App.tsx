@@ -3,6 +3,7 @@ import { clearToken, getToken, setToken } from "./api/auth";
 import { onAuthLost } from "./api/client";
 import { forgetProjects } from "./api/projects";
 import { Layout } from "./components/Layout";
+import { prefetchRoute } from "./graph/lineageRequest";
 import { PageFor } from "./pages/PageFor";
 import { SignIn } from "./pages/SignIn";
 import { useRoute } from "./routes/useRoute";
@@ -26,6 +27,8 @@ export function App() {
     setToken(value);
     setMessage(null);
     setTokenState(getToken());
+    // A lineage deep link opened signed out: its answer is asked for while the page's code loads.
+    if (getToken()) prefetchRoute(route);
   };
   const signOut = () => {
     clearToken();

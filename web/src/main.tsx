@@ -1,24 +1,22 @@
 import { getToken } from "./api/auth";
 import { layoutWorker } from "./graph/layoutWorker";
-import { prefetchLineage } from "./graph/lineageRequest";
+import { prefetchRoute } from "./graph/lineageRequest";
 import { parseRoute } from "./routes/route";
 import "./styles.css";
 
-declare global {
-  interface Window {
-    /** Timings for the browser benchmark (see graph/perf.ts). */
-    __provgraphPerf?: Record<string, number | null>;
-  }
+/** Ask for the current route's lineage answer, when it is a lineage route and there is a token. */
+function prefetch(): void {
+  if (getToken()) prefetchRoute(parseRoute(window.location.hash));
 }
 
 // First, before React and the pages are even loaded: a deep link's lineage answer is asked
 // for and the layout worker starts (on its own thread). This entry imports no React, so it
-// runs as soon as its own small chunk arrives; the app follows (start.tsx).
+// runs as soon as its own small chunk arrives; the app follows (start.tsx). Each navigation
+// to a lineage route asks for its answer here too: this listener comes before the app's, so
+// the request is under way before the new route renders.
 layoutWorker();
-if (getToken()) {
-  const route = parseRoute(window.location.hash);
-  if (route.page === "lineage") prefetchLineage(route);
-}
+prefetch();
+window.addEventListener("hashchange", prefetch);
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

@@ -24,7 +24,7 @@ from support.http_service import served
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import LogStamp, project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.app import create_app
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas.ids import principal_id

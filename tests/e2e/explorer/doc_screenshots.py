@@ -7,8 +7,8 @@ To regenerate the committed pictures, start the stack with the demo (`make up`),
 
 Each page is opened in Debian's Chromium (headless, driven by Playwright, a 1400x900
 viewport) on the demo story (project `demo-llm`); the script waits for what the page renders
-(its `data-node-id`, `data-field` and `data-testid` elements, the lineage page's
-`lineage-drawn` mark), never for a fixed time, and writes one PNG per page. The token is typed
+(its `data-node-id`, `data-field` and `data-testid` elements, every node the lineage page
+counts), never for a fixed time, and writes one PNG per page. The token is typed
 into the sign-in form, so it lives in the tab's sessionStorage: never in a URL. A page that
 shows an error or the not-found page, or that does not render in time, stops the script with
 a non-zero exit and says which.
@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
+from explorer_helpers import NODES_SETTLED
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import FloatRect, Page, ViewportSize, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -53,7 +54,6 @@ _SETTLED = """([ready, failed]) =>
 HISTORY = '[data-field="history.eventType"]'  # a node card's event history has loaded
 # recharts draws a line's dots once the line's animation has finished.
 CHART_DRAWN = ".chart .recharts-line-dots"
-_LINEAGE_DRAWN = "() => !!(window.__provgraphPerf && window.__provgraphPerf['lineage-drawn'])"
 # Every node of the graph is inside the graph's frame: the view has been fitted to the answer.
 _FITTED = """() => {
   const frame = document.querySelector('.graph');
@@ -109,8 +109,8 @@ class Shot:
 
 
 def _lineage_drawn(page: Page) -> None:
-    """Every node of the answer is drawn (the page's own mark) and the view is fitted."""
-    page.wait_for_function(_LINEAGE_DRAWN, timeout=WAIT_MS)
+    """Every node of the answer is drawn (as many as the page counts) and the view is fitted."""
+    page.wait_for_function(NODES_SETTLED, timeout=WAIT_MS)
     page.wait_for_function(_FITTED, timeout=WAIT_MS)
 
 

@@ -6,7 +6,9 @@ token over HTTP: the page must draw exactly that.
 
 from __future__ import annotations
 
+import json
 import os
+import time
 import uuid
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ import httpx
 from playwright.sync_api import Page, Request
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from provgraph.cli.demo_story import demo_events
 from provgraph.schemas import REGISTRY, Event, parse_event
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -45,6 +48,16 @@ class Stories:
     reader: str  # reads `demo` only
     chain_reader: str  # reads `chain` only
     trainer: str  # the principal the demo's sweep came through ingest as, named as issued
+
+
+def demo_deployment(project: str) -> str:
+    """The demo story's deployment: its longest chain upstream ends there."""
+    return next(e.subject for e in demo_events(project) if e.event_type == "deployment.created")
+
+
+def demo_web_v1(project: str) -> str:
+    """The demo story's first raw corpus version: its longest chain downstream starts there."""
+    return f"dataset:{project}/web-corpus@v1"
 
 
 def chain_id(project: str, n: int) -> str:
@@ -222,7 +235,7 @@ class Api:
 
 
 # The graph is settled when every node and edge the page counts is in the DOM.
-_NODES_SETTLED = """() => {
+NODES_SETTLED = """() => {
   const counts = document.querySelector('[data-testid="graph-counts"]');
   const m = counts && /^(\\d+) nodes, (\\d+) edges$/.exec(counts.textContent.trim());
   return !!m && document.querySelectorAll('[data-node-id]').length === Number(m[1]);
@@ -301,7 +314,7 @@ class Explorer:
 
     def drawn(self) -> tuple[set[str], set[str]]:
         """(`data-node-id`, `data-edge`) of the lineage graph once it is drawn."""
-        self.page.wait_for_function(_NODES_SETTLED, timeout=WAIT_MS)
+        self.page.wait_for_function(NODES_SETTLED, timeout=WAIT_MS)
         with suppress(PlaywrightTimeout):  # the comparison of the edge sets says what is missing
             self.page.wait_for_function(_EDGES_SETTLED, timeout=10_000)
         nodes = self.page.eval_on_selector_all(
@@ -311,6 +324,25 @@ class Explorer:
             "[data-edge]", "els => els.map(e => e.getAttribute('data-edge'))"
         )
         return set(nodes), set(edges)
+
+    def drawn_as(self, want: tuple[set[str], set[str]]) -> tuple[set[str], set[str]]:
+        """`drawn()` once it is `want` (within WAIT_MS), or as it is then: after an in-page
+        navigation the last route's graph stays drawn until the new answer replaces it."""
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while (got := self.drawn()) != want and time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+        return got
+
+    def lineage_asks(self, since: int = 0) -> list[dict[str, Any]]:
+        """The variables of every `Lineage` request sent, from the `since`-th request on."""
+        asks = []
+        for request in self.requests[since:]:
+            if request.method != "POST" or not request.url.endswith("/graphql"):
+                continue
+            body = json.loads(request.post_data or "{}")
+            if "query Lineage" in body.get("query", ""):
+                asks.append(body.get("variables") or {})
+        return asks
 
     def boxes(self) -> dict[str, tuple[float, float, float, float]]:
         """Each drawn node's box in the graph's own coordinates (x, y, width, height): the

@@ -22,7 +22,7 @@ from playwright.sync_api import Response
 from provgraph.authz.admin import token_revoked
 from provgraph.cli.demo_story import DEPLOYED_MODEL
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 
 REFUSED = "The token was refused (401): sign in again."
 

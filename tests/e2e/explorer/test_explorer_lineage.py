@@ -19,6 +19,8 @@ from explorer_helpers import (
     Explorer,
     Stories,
     chain_id,
+    demo_deployment,
+    demo_web_v1,
     failed_run_id,
     lineage_route,
 )
@@ -26,23 +28,11 @@ from explorer_helpers import (
 from provgraph.cli.demo_story import demo_events
 
 
-def _subject(project: str, event_type: str) -> str:
-    return next(e.subject for e in demo_events(project) if e.event_type == event_type)
-
-
-def _deployment(project: str) -> str:
-    return _subject(project, "deployment.created")
-
-
 def _before_the_deployment(project: str) -> str:
     """One minute before the deployment was created (ISO, UTC)."""
     created = next(e for e in demo_events(project) if e.event_type == "deployment.created")
     when: datetime = created.occurred_at - timedelta(minutes=1)
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _web_v1(project: str) -> str:
-    return f"dataset:{project}/web-corpus@v1"
 
 
 def _model(project: str) -> str:
@@ -61,15 +51,15 @@ class Case:
 
 
 CASES = {
-    "deployment-up-1": Case(_deployment, "up", 1),
-    "deployment-up-3": Case(_deployment, "up", 3),
-    "deployment-up-10": Case(_deployment, "up", 10),
-    "corpus-down-1": Case(_web_v1, "down", 1),
-    "corpus-down-3": Case(_web_v1, "down", 3),
-    "corpus-down-10": Case(_web_v1, "down", 10),
+    "deployment-up-1": Case(demo_deployment, "up", 1),
+    "deployment-up-3": Case(demo_deployment, "up", 3),
+    "deployment-up-10": Case(demo_deployment, "up", 10),
+    "corpus-down-1": Case(demo_web_v1, "down", 1),
+    "corpus-down-3": Case(demo_web_v1, "down", 3),
+    "corpus-down-10": Case(demo_web_v1, "down", 10),
     "model-both-3": Case(_model, "both", 3),
-    "deployment-up-10-runs-and-data": Case(_deployment, "up", 10, ("RUN", "DATASET_VERSION")),
-    "corpus-down-10-before-the-deployment": Case(_web_v1, "down", 10, before_deployment=True),
+    "deployment-up-10-runs-and-data": Case(demo_deployment, "up", 10, ("RUN", "DATASET_VERSION")),
+    "corpus-down-10-before-the-deployment": Case(demo_web_v1, "down", 10, before_deployment=True),
 }
 
 
@@ -104,7 +94,7 @@ def test_a_lineage_route_draws_exactly_the_answer(
     explorer.signed_in(stories.reader, "/search")
     nodes, _ = _check_drawn(explorer, api, stories.reader, **question)
     assert case.root(project) in nodes
-    deployment = _deployment(project)
+    deployment = demo_deployment(project)
     if case.before_deployment:
         # The same question without the as-of reaches the deployment: the as-of removed it.
         assert deployment not in nodes
@@ -160,7 +150,7 @@ def test_a_link_typed_with_an_unencoded_slash_draws_the_same(
 def test_expanding_a_node_adds_exactly_its_next_hop(
     explorer: Explorer, api: Api, stories: Stories
 ) -> None:
-    token, root = stories.reader, _deployment(stories.demo)
+    token, root = stories.reader, demo_deployment(stories.demo)
     explorer.signed_in(token, "/search")
     base, base_edges = _check_drawn(explorer, api, token, node=root, direction="up", depth=2)
     hops = {node: api.lineage(token, node, "up", 1) for node in sorted(base - {root})}
@@ -230,7 +220,7 @@ def test_nodes_answer_the_mouse_and_the_keyboard(
     """Shift-click selects: two selected nodes light up a shortest path between them. Arrow
     keys move the focus to a neighbour, Enter expands it. The fit-view button brings back the
     first view after zooming."""
-    token, root = stories.reader, _deployment(stories.demo)
+    token, root = stories.reader, demo_deployment(stories.demo)
     explorer.signed_in(token, "/search")
     nodes, edges = _check_drawn(explorer, api, token, node=root, direction="up", depth=10)
     page = explorer.page
@@ -242,7 +232,7 @@ def test_nodes_answer_the_mouse_and_the_keyboard(
     page.get_by_role("button", name="fit view").click()
     page.wait_for_function(f"v => ({_VIEWPORT})() === v", arg=fitted_view, timeout=WAIT_MS)
 
-    far = _web_v1(stories.demo)
+    far = demo_web_v1(stories.demo)
     assert far in nodes
     page.locator(f'[data-node-id="{root}"]').click(modifiers=["Shift"])
     page.locator(f'[data-node-id="{far}"]').click(modifiers=["Shift"])

@@ -20,7 +20,7 @@ from neo4j import Driver
 from provgraph.cli.demo_story import demo_events
 from provgraph.infra.envfile import write_env_file
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 
 PROVGRAPH = Path(sys.executable).parent / "provgraph"
 

@@ -27,7 +27,7 @@ from support.stories import story_event
 from provgraph.cli.main import READER_GONE
 from provgraph.infra.envfile import write_env_file
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 
 PROVGRAPH = Path(sys.executable).parent / "provgraph"
 PACKAGES = 3000  # ~150 KB of env-diff rows: more than a pipe holds

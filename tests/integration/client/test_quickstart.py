@@ -26,7 +26,7 @@ from neo4j import Driver
 from support.http_service import served
 
 from provgraph.ingest.app import create_app
-from provgraph.ingest.cli import build_projector
+from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
 
 REPO = Path(__file__).resolve().parents[3]

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from neo4j import Driver
 
 from provgraph.ingest.app import create_app
-from provgraph.ingest.cli import build_projector
 from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import (
     EnvironmentSnapshotRecorded,

@@ -21,8 +21,8 @@ from support.http_service import raw_exchange, served
 
 from provgraph.ingest.app import create_app
 from provgraph.ingest.projection import project_event
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import RunStarted, parse_event
 from provgraph.schemas.events.experiment import RunStartedPayload
 

@@ -16,8 +16,8 @@ from neo4j import Driver
 
 from provgraph.ingest.app import create_app
 from provgraph.ingest.projection import project_event
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import (
     CheckpointDeleted,
     CheckpointSaved,

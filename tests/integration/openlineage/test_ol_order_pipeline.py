@@ -19,15 +19,15 @@ from neo4j import Driver
 from openlineage.client.event_v2 import RunState
 from support.ol_pipeline import BY_KEY, READS_OF, Ids, OlPipeline, as_dicts
 
-from provgraph.ingest.cli import build_projector
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.openlineage import NamespaceMap, wrap
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph, diff
-from provgraph.ingest.replay import replay
+from provgraph.ingest.projector.run import build_projector
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.memory_graph import MemoryGraph
+from provgraph.ingest.tools.replay import replay
 from provgraph.schemas import Event
 from provgraph.schemas.graph import INFERRED, INFERRED_LATEST_AT_RUN_START
 

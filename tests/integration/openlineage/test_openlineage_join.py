@@ -24,8 +24,8 @@ from support.http_service import served
 
 from provgraph.client.http_transport import HttpTransport as ProvgraphHttp
 from provgraph.ingest.app import create_app
-from provgraph.ingest.cli import build_projector
 from provgraph.ingest.openlineage import NamespaceMap
+from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import ModelVersionRegistered, RunStarted
 from provgraph.schemas.events.experiment import RunInput, RunStartedPayload
@@ -170,9 +170,9 @@ def _assert_through_the_reader(
     driver: Driver, settings: IngestSettings, project: str, train_run: str, ol_run: str
 ) -> None:
     from provgraph.query.read.model import Scope
-    from provgraph.query.read.reader import GraphReader
+    from provgraph.query.read.readers import neo4j_readers
 
-    reader = GraphReader(driver, settings.neo4j_database)
+    reader = neo4j_readers(driver, settings.neo4j_database).graph
     lineage = reader.lineage(f"run:{train_run}", Scope.everything(), depth=6)
     assert lineage is not None
     ids = {node.id for node in lineage.nodes}

@@ -14,8 +14,8 @@ from openlineage.client import OpenLineageClient
 from openlineage.client.event_v2 import Job, OutputDataset, Run, RunEvent, RunState
 from openlineage.client.transport.kafka import KafkaConfig, KafkaTransport
 
-from provgraph.ingest.cli import build_projector
 from provgraph.ingest.openlineage.wrap import _configured_names
+from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
 
 pytestmark = pytest.mark.integration

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from neo4j import Driver, ManagedTransaction
 
-from provgraph.ingest.cli import run_projector
 from provgraph.ingest.ports import PartitionOffset
 from provgraph.ingest.projection import EventMutations
+from provgraph.ingest.projector.run import run_projector
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter
 
 log = logging.getLogger("provgraph.ingest.projector")
 

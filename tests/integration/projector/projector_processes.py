@@ -18,13 +18,13 @@ from pathlib import Path
 from kafka import KafkaProducer
 from neo4j import Driver
 
-from provgraph.ingest.batch import logged_time, principal_of
-from provgraph.ingest.kafka_source import read_log
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import LogStamp, project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph
+from provgraph.ingest.projector.batch import logged_time, principal_of
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.log_reader import read_log_in_order
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event
 from provgraph.schemas.storage import format_time
 
@@ -137,8 +137,8 @@ def log_stamps(settings: IngestSettings) -> dict[str, LogStamp]:
     """Per event_id, what the log says about its first copy: when the log received it and the
     principal stamped on it (the first copy in a partition is the one applied)."""
     stamps: dict[str, LogStamp] = {}
-    for batch in read_log(settings):
-        for record in sorted(batch, key=lambda r: (r.partition, r.offset)):
+    for batch in read_log_in_order(settings):
+        for record in batch:
             try:
                 event_id = str(json.loads(record.value)["event_id"])
             except Exception:  # not an event (some hostile records are not even JSON)

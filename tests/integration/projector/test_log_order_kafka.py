@@ -11,10 +11,10 @@ from neo4j import Driver
 from support.projection_workload import Workload
 
 from provgraph.cli import main
-from provgraph.ingest.log_order import KafkaPartitionReader, LogReadError, read_log_in_order
 from provgraph.ingest.ports import LogRecord
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import graph_hash
+from provgraph.ingest.tools.log_reader import KafkaPartitionReader, LogReadError, read_log_in_order
+from provgraph.ingest.tools.verify import graph_hash
 
 Counts = dict[int, int]
 

@@ -7,13 +7,13 @@ import pytest
 from neo4j import Driver
 from support.ol_chain import Chain
 
-from provgraph.ingest.constraints import apply_schema
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.openlineage import wrap
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph, diff
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.constraints import apply_schema
+from provgraph.ingest.projector.writer import GraphWriter
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event
 
 pytestmark = pytest.mark.integration

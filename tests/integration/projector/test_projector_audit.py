@@ -9,11 +9,11 @@ from neo4j import Driver
 from support.projection_workload import Workload
 
 from provgraph.cli import main
-from provgraph.ingest.cli import build_projector
-from provgraph.ingest.replay import replay
+from provgraph.ingest.projector.run import build_projector
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import graph_hash, verify
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.replay import replay
+from provgraph.ingest.tools.verify import graph_hash, verify
 from provgraph.schemas import Event
 
 Produce = Callable[[IngestSettings, list[Event], list[bytes]], None]

@@ -16,12 +16,12 @@ from kafka import KafkaConsumer
 from neo4j import Driver
 
 from provgraph.cli.main import main
-from provgraph.ingest.cli import build_projector
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.replay import replay
+from provgraph.ingest.projector.run import build_projector
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import graph_hash, verify
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.replay import replay
+from provgraph.ingest.tools.verify import graph_hash, verify
 from provgraph.schemas import (
     EnvironmentSnapshotRecorded,
     Event,

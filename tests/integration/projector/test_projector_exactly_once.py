@@ -13,10 +13,10 @@ from projector_faults import HookedWriter, Hooks
 from projector_processes import applied_records, fold_as_logged
 from support.projection_workload import Workload
 
-from provgraph.ingest.cli import build_projector
 from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import verify
+from provgraph.ingest.tools.verify import verify
 from provgraph.schemas import Event
 
 Produce = Callable[[IngestSettings, list[Event], list[bytes]], None]

@@ -33,9 +33,9 @@ from support.projection_workload import Workload
 
 from provgraph.core.eventlog import ensure_topics
 from provgraph.ingest.graphread import read_graph
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import verify
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.verify import verify
 from provgraph.schemas import Event
 
 

@@ -20,17 +20,17 @@ from support.projection_workload import Workload
 
 from provgraph.cli import main
 from provgraph.core.eventlog import ensure_log_append_time, ensure_topics
-from provgraph.ingest.cli import build_projector, run_projector
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.ports import PartitionOffset
 from provgraph.ingest.projection import EventMutations
 from provgraph.ingest.projection.mutations import NodeUpsert, Versioned
-from provgraph.ingest.redrive import redrive_parked
-from provgraph.ingest.replay import fold_log, replay
+from provgraph.ingest.projector.redrive import redrive_parked
+from provgraph.ingest.projector.run import build_projector, run_projector
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import graph_hash, verify
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.memory_graph import MemoryGraph
+from provgraph.ingest.tools.replay import fold_log, replay
+from provgraph.ingest.tools.verify import graph_hash, verify
 from provgraph.schemas import Event
 from provgraph.schemas.graph import Label
 

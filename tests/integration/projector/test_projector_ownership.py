@@ -12,13 +12,13 @@ from contracts.owners import OwnersContract
 from kafka import KafkaConsumer, KafkaProducer
 from neo4j import Driver
 
-from provgraph.ingest.cli import build_projector
-from provgraph.ingest.constraints import apply_schema
 from provgraph.ingest.graphread import Neo4jGraph, read_graph
-from provgraph.ingest.replay import replay
+from provgraph.ingest.projector.constraints import apply_schema
+from provgraph.ingest.projector.run import build_projector
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import graph_hash, verify
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.replay import replay
+from provgraph.ingest.tools.verify import graph_hash, verify
 from provgraph.schemas import (
     CheckpointDeleted,
     CheckpointSaved,

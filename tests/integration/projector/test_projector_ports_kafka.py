@@ -11,8 +11,8 @@ import pytest
 from contracts.projector_ports import DeadLetterSinkContract, EventSourceContract, Letter
 from kafka import KafkaConsumer, KafkaProducer
 
-from provgraph.ingest.deadletter import DeadLetters
-from provgraph.ingest.kafka_source import KafkaEventSource
+from provgraph.ingest.projector.deadletter import DeadLetters
+from provgraph.ingest.projector.kafka_source import KafkaEventSource
 from provgraph.ingest.settings import IngestSettings
 
 

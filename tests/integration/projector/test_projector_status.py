@@ -22,11 +22,11 @@ from neo4j import Driver
 from projector_processes import ProjectorProcess, applied_records, produce, wait_for
 from support.projection_workload import Workload
 
-from provgraph.cli.services import projector_probe
+from provgraph.cli.services import projector_probe, provgraph_apps
 from provgraph.core.eventlog import ensure_topics
 from provgraph.infra.apps import Apps, AppState
 from provgraph.infra.settings import InfraSettings
-from provgraph.ingest.progress import client_id, read_group
+from provgraph.ingest.projector.progress import client_id, read_group
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas.graph import schema_statements
 
@@ -79,7 +79,7 @@ def apps(
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    launched = Apps(InfraSettings())
+    launched = provgraph_apps(InfraSettings())
     launched.specs = [spec for spec in launched.specs if spec.name == "projector"]
     launched.up()
     try:

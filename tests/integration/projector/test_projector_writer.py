@@ -14,9 +14,9 @@ import pytest
 from contracts.graph_writer import GraphWriterContract
 from neo4j import Driver
 
-from provgraph.ingest.constraints import apply_schema
 from provgraph.ingest.graphread import Neo4jGraph
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.constraints import apply_schema
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.schemas.graph import schema_statements
 
 
@@ -36,7 +36,7 @@ def test_applying_the_schema_again_says_so_in_one_line(
     n = len(schema_statements())
     assert said == [
         (
-            "provgraph.ingest.constraints",
+            "provgraph.ingest.projector.constraints",
             "INFO",
             f"Neo4j database neo4j: {n} constraints and indexes in place (0 created)",
         )

@@ -29,11 +29,10 @@ from support.stories import graphql_data, story_event
 from support.stories import provgraph_cli as _cli
 
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.model import Scope
-from provgraph.query.read.reader import GraphReader
-from provgraph.query.recipes.service import Recipes
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas import Event
 
@@ -340,8 +339,8 @@ def test_a_reader_of_another_project_sees_none_of_it(neo4j_driver: Driver, story
     settings = QuerySettings()
     schema = make_schema(settings)
     elsewhere = Scope(frozenset({f"{p}-elsewhere"}))
-    context = make_context(settings, GraphReader(neo4j_driver, settings=settings),
-                           Recipes(neo4j_driver), elsewhere)  # fmt: skip
+    readers = neo4j_readers(neo4j_driver, settings=settings)
+    context = make_context(settings, readers, scope=elsewhere)
     query = f"""{{ runsWithPackage(package: "torch") {{ runs {{ id }} }}
                   bestModelVersion(model: "model:{p}/chat", metric: "acc") {{ best {{ value }} }}
                   environmentDiff(a: "environment:{p}/base", b: "environment:{p}/next") {{ same }}

@@ -16,7 +16,7 @@ from support.http_service import served
 
 from provgraph.ingest.openlineage import NamespaceMap, wrap
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.app import create_app
 
 pytestmark = pytest.mark.integration

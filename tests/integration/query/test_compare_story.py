@@ -32,13 +32,11 @@ from support.stories import provgraph_cli, story_event
 
 from provgraph.core.errors import NotFoundError
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.compare_reads import CompareReads
 from provgraph.query.read.model import Scope
-from provgraph.query.read.reader import GraphReader
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.compare_service import Comparisons
-from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas import Event
 
@@ -150,7 +148,7 @@ QUERY = """query($e: ID, $runs: [ID!], $all: Boolean!, $b: ID, $s: String) {
 
 def _gql(driver: Driver, **variables: Any) -> dict[str, Any]:
     settings = QuerySettings()
-    context = make_context(settings, GraphReader(driver, settings=settings), Recipes(driver))
+    context = make_context(settings, neo4j_readers(driver, settings=settings))
     values = {"all": False, **variables}
     result = asyncio.run(
         make_schema(settings).execute(QUERY, variable_values=values, context_value=context)
@@ -271,9 +269,7 @@ def test_compare_named_runs_and_not_found(neo4j_driver: Driver, seeded: str) -> 
         ("CODE", "code"),
     ]
     settings = QuerySettings()
-    context = make_context(
-        settings, GraphReader(neo4j_driver, settings=settings), Recipes(neo4j_driver)
-    )
+    context = make_context(settings, neo4j_readers(neo4j_driver, settings=settings))
     result = asyncio.run(
         make_schema(settings).execute(
             f'{{ compare(experiment: "experiment:{p}/none") {{ basis }} }}', context_value=context
@@ -285,14 +281,13 @@ def test_compare_named_runs_and_not_found(neo4j_driver: Driver, seeded: str) -> 
 
 
 def test_another_project_sees_nothing(neo4j_driver: Driver, seeded: str) -> None:
-    session = Recipes(neo4j_driver).session
-    own = Comparisons(CompareReads(session, Scope(frozenset({seeded}))), 500)
-    assert len(own.compare(experiment=f"experiment:{seeded}/sweep")["runs"]) == 5
-    other = Comparisons(CompareReads(session, Scope(frozenset({"someone-else"}))), 500)
+    comparisons = Comparisons(neo4j_readers(neo4j_driver).compare, 500)
+    own, other = Scope(frozenset({seeded})), Scope(frozenset({"someone-else"}))
+    assert len(comparisons.compare(own, experiment=f"experiment:{seeded}/sweep")["runs"]) == 5
     with pytest.raises(NotFoundError):
-        other.compare(experiment=f"experiment:{seeded}/sweep")
+        comparisons.compare(other, experiment=f"experiment:{seeded}/sweep")
     with pytest.raises(NotFoundError, match=f"run:{seeded}-1"):
-        other.compare(runs=[f"run:{seeded}-1"])
+        comparisons.compare(other, runs=[f"run:{seeded}-1"])
 
 
 def test_cli_json_and_check(neo4j_endpoint: Any, seeded: str) -> None:

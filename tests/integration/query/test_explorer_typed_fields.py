@@ -25,11 +25,10 @@ from neo4j import Driver
 from support.stories import story_event
 
 from provgraph.ingest.projection import LogStamp, project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.model import Scope
-from provgraph.query.read.reader import GraphReader
-from provgraph.query.recipes.service import Recipes
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas.events.tokens import SYSTEM_PROJECT
 
@@ -83,11 +82,11 @@ def story(neo4j_driver: Driver, project: str, other_project: str) -> dict[str, s
 @pytest.fixture()
 def gql(neo4j_driver: Driver, story: dict[str, str]) -> Any:
     settings = QuerySettings()
-    reader = GraphReader(neo4j_driver, settings=settings)
+    readers = neo4j_readers(neo4j_driver, settings=settings)
     schema = make_schema(settings)
 
     def run(query: str, scope: Scope | None = None) -> Any:
-        context = make_context(settings, reader, Recipes(neo4j_driver), scope)
+        context = make_context(settings, readers, scope=scope)
         result = asyncio.run(schema.execute(query, context_value=context))
         assert result.errors is None, result.errors
         return result.data
@@ -166,9 +165,8 @@ def test_feedback_is_never_shown_outside_the_scope(
     settings = QuerySettings()
     context = make_context(
         settings,
-        GraphReader(neo4j_driver, settings=settings),
-        Recipes(neo4j_driver),
-        Scope(frozenset({story["q"]})),
+        neo4j_readers(neo4j_driver, settings=settings),
+        scope=Scope(frozenset({story["q"]})),
     )
     query = f'{{ node(id: "{story["v1"]}") {{ ... on ModelVersion {{ feedback {{ at }} }} }} }}'
     result = asyncio.run(make_schema(settings).execute(query, context_value=context))

@@ -12,10 +12,10 @@ from neo4j import Driver
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.app import create_app
 from provgraph.query.read.model import Direction, Scope
-from provgraph.query.read.reader import GraphReader
+from provgraph.query.read.readers import neo4j_readers
 
 pytestmark = pytest.mark.integration
 
@@ -36,7 +36,7 @@ def client(neo4j_driver: Driver, demo: str, access: Any) -> Iterator[TestClient]
 
 
 def test_upstream_of_a_dataset_starts_at_its_versions(neo4j_driver: Driver, demo: str) -> None:
-    reader = GraphReader(neo4j_driver)
+    reader = neo4j_readers(neo4j_driver).graph
     web = f"dataset:{demo}/web-corpus"
     lineage = reader.lineage(web, Scope(frozenset({demo})), direction=Direction.UPSTREAM, depth=2)
     assert lineage is not None

@@ -21,14 +21,13 @@ from neo4j import Driver
 from support.stories import story_event
 
 from provgraph.ingest.graphread import Neo4jGraph
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.canonical import diff
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.model import Scope
-from provgraph.query.read.reader import GraphReader
-from provgraph.query.recipes.service import Recipes
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas import Event
 
@@ -90,8 +89,7 @@ def story(neo4j_driver: Driver, project: str, other_project: str) -> dict[str, A
 
 def run_query(driver: Driver, query: str, scope: Scope | None = None) -> Any:
     settings = QuerySettings()
-    reader = GraphReader(driver, settings=settings)
-    context = make_context(settings, reader, Recipes(driver), scope)
+    context = make_context(settings, neo4j_readers(driver, settings=settings), scope=scope)
     return asyncio.run(make_schema(settings).execute(query, context_value=context))
 
 

@@ -20,7 +20,7 @@ from neo4j import Driver, ManagedTransaction, Transaction
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.app import create_app
 from provgraph.query.errors import ForbiddenQueryError, InvalidArgumentError
 from provgraph.query.http.guard import CypherGuard

@@ -10,7 +10,7 @@ from support.stories import graphql_data
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 
 
 @pytest.fixture()

@@ -10,8 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 from support.http_service import free_port
+from support.memory_stores import MemoryPrincipals
 
-from provgraph.authz import Authenticator, MemoryPrincipals, Principal, hash_token, new_token
+from provgraph.authz import Authenticator, Principal, hash_token, new_token
 from provgraph.query.app import create_app
 from provgraph.query.settings import QuerySettings
 

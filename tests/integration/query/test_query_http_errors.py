@@ -17,10 +17,10 @@ from neo4j import Driver
 from support.http_service import free_port, raw_exchange, served
 
 from provgraph.cli.demo_story import demo_events
-from provgraph.infra.apps import app_specs
+from provgraph.cli.services import app_specs
 from provgraph.infra.settings import InfraSettings
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.app import create_app
 
 

@@ -16,7 +16,7 @@ from neo4j import Driver
 
 from provgraph.query.read.model import NodeView
 from provgraph.query.read.ports import ReadModel
-from provgraph.query.read.reader import GraphReader
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.schemas import storage
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label, Rel
 
@@ -75,4 +75,4 @@ class TestGraphReader(ReadModelContract):
 
     @pytest.fixture()
     def reader(self, neo4j_driver: Driver, graph: ContractGraph) -> ReadModel:
-        return GraphReader(neo4j_driver)
+        return neo4j_readers(neo4j_driver).graph

@@ -10,10 +10,11 @@ from neo4j import Driver
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Direction, Scope
-from provgraph.query.read.reader import GraphReader
+from provgraph.query.read.ports import ReadModel
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.schemas import EntityDeleted, Event
 from provgraph.schemas.events.governance import EntityDeletedPayload
 
@@ -22,11 +23,11 @@ BEFORE_V2 = "2026-01-05T10:05:00.000000Z"  # web-corpus v1 exists, v2 (10:10) no
 
 
 @pytest.fixture()
-def reader(neo4j_driver: Driver, project: str) -> GraphReader:
+def reader(neo4j_driver: Driver, project: str) -> ReadModel:
     GraphWriter(neo4j_driver).write(
         [project_event(e) for e in demo_events(project, with_sweep=False)]
     )
-    return GraphReader(neo4j_driver)
+    return neo4j_readers(neo4j_driver).graph
 
 
 def _delete(driver: Driver, project: str, entity: str) -> None:
@@ -40,7 +41,7 @@ def _delete(driver: Driver, project: str, entity: str) -> None:
     GraphWriter(driver).write([project_event(event)])
 
 
-def test_node_views_hide_internal_stamps(reader: GraphReader, project: str) -> None:
+def test_node_views_hide_internal_stamps(reader: ReadModel, project: str) -> None:
     view = reader.node(f"dataset:{project}/web-corpus@v2", EVERYTHING)
     assert view is not None and view.type == "DatasetVersion" and view.project == project
     assert view.props["name"] == "web-corpus" and view.props["version"] == "v2"
@@ -50,7 +51,7 @@ def test_node_views_hide_internal_stamps(reader: GraphReader, project: str) -> N
     assert reader.node(view.id, Scope(frozenset({"someone-else"}))) is None
 
 
-def test_as_of_before_and_after_a_change(reader: GraphReader, project: str) -> None:
+def test_as_of_before_and_after_a_change(reader: ReadModel, project: str) -> None:
     web1, web2 = f"dataset:{project}/web-corpus@v1", f"dataset:{project}/web-corpus@v2"
     assert reader.node(web2, EVERYTHING, as_of=BEFORE_V2) is None
     assert reader.node(web1, EVERYTHING, as_of=BEFORE_V2) is not None
@@ -61,7 +62,7 @@ def test_as_of_before_and_after_a_change(reader: GraphReader, project: str) -> N
 
 
 def test_deleted_later_still_shows_as_of_before(
-    reader: GraphReader, neo4j_driver: Driver, project: str
+    reader: ReadModel, neo4j_driver: Driver, project: str
 ) -> None:
     deploy = f"deployment:{project}/chat-api"
     _delete(neo4j_driver, project, deploy)
@@ -74,7 +75,7 @@ def test_deleted_later_still_shows_as_of_before(
     assert deploy in {i.node.id for i in then}
 
 
-def test_neighbours_in_one_batch(reader: GraphReader, project: str) -> None:
+def test_neighbours_in_one_batch(reader: ReadModel, project: str) -> None:
     pt, ft = f"run:{project}-demo-pretrain-001", f"run:{project}-demo-finetune-001"
     used = reader.neighbours([pt, "nope", ft], "USED", Direction.UPSTREAM, EVERYTHING)
     assert [[(e.props["role"], n.id) for e, n in row] for row in used] == [
@@ -92,7 +93,7 @@ def test_neighbours_in_one_batch(reader: GraphReader, project: str) -> None:
         reader.neighbours([pt], "TOUCHED", Direction.UPSTREAM, EVERYTHING)
 
 
-def test_history_newest_first_and_paginated(reader: GraphReader, project: str) -> None:
+def test_history_newest_first_and_paginated(reader: ReadModel, project: str) -> None:
     chat = f"model:{project}/chat-1b@1.0.0"
     seen: list[Any] = []
     page = reader.history(chat, EVERYTHING, first=2)
@@ -115,7 +116,7 @@ def test_history_newest_first_and_paginated(reader: GraphReader, project: str) -
         reader.history(chat, EVERYTHING, after="not a cursor!")
 
 
-def test_list_filters_and_pagination(reader: GraphReader, project: str) -> None:
+def test_list_filters_and_pagination(reader: ReadModel, project: str) -> None:
     scope = Scope(frozenset({project}))
     first = reader.list_nodes("DatasetVersion", scope, first=4)
     rest = reader.list_nodes("DatasetVersion", scope, first=4, after=first.next_cursor)
@@ -142,7 +143,7 @@ def test_list_filters_and_pagination(reader: GraphReader, project: str) -> None:
         reader.list_nodes("Run", scope, first=501)
 
 
-def test_find_by_natural_keys(reader: GraphReader, project: str) -> None:
+def test_find_by_natural_keys(reader: ReadModel, project: str) -> None:
     found = reader.find(
         "ModelVersion", EVERYTHING, project=project, name="base-1b", version="1.0.0"
     )
@@ -160,7 +161,7 @@ def test_find_by_natural_keys(reader: GraphReader, project: str) -> None:
         reader.find("Nonsense", EVERYTHING, name="x")
 
 
-def test_search_is_case_insensitive(reader: GraphReader, project: str) -> None:
+def test_search_is_case_insensitive(reader: ReadModel, project: str) -> None:
     scope = Scope(frozenset({project}))
     hits = reader.search("CHAT", scope)
     assert {n.id for n in hits} == {
@@ -174,7 +175,7 @@ def test_search_is_case_insensitive(reader: GraphReader, project: str) -> None:
     assert len(reader.search("", scope, first=3)) == 3
 
 
-def test_artifact_by_uri_and_checksum(reader: GraphReader, project: str) -> None:
+def test_artifact_by_uri_and_checksum(reader: ReadModel, project: str) -> None:
     scope = Scope(frozenset({project}))
     ckpt = f"checkpoint:{project}-demo-pretrain-001/1000"
     for uri in ("s3://demo/ckpt/pt/1000/", "s3://demo/ckpt/pt/1000"):

@@ -11,10 +11,11 @@ from neo4j import Driver
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Direction, Scope
-from provgraph.query.read.reader import GraphReader
+from provgraph.query.read.ports import ReadModel
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas import DatasetVersionCreated, DeploymentRetired, Event
 from provgraph.schemas.events.data import DatasetVersionCreatedPayload
@@ -47,7 +48,7 @@ def _version(project: str, name: str, derived: str | None = None) -> Event:
 
 
 @pytest.fixture()
-def demo(neo4j_driver: Driver, project: str) -> Iterator[tuple[GraphReader, dict[str, str]]]:
+def demo(neo4j_driver: Driver, project: str) -> Iterator[tuple[ReadModel, dict[str, str]]]:
     _load(neo4j_driver, demo_events(project, with_sweep=False))
     p = project
     ids = {
@@ -76,7 +77,7 @@ def demo(neo4j_driver: Driver, project: str) -> Iterator[tuple[GraphReader, dict
         "MATCH (e:Evaluation {project: $p}) RETURN e.id AS id", p=p
     )
     ids["eval"] = found[0]["id"]
-    yield GraphReader(neo4j_driver), ids
+    yield neo4j_readers(neo4j_driver).graph, ids
 
 
 UPSTREAM_OF_CHAT = {
@@ -150,7 +151,7 @@ def test_limit_truncates_nearest_first(demo: Any) -> None:
 
 
 def test_limits_are_enforced(neo4j_driver: Driver) -> None:
-    reader = GraphReader(neo4j_driver, settings=QuerySettings(lineage_max_depth=4))
+    reader = neo4j_readers(neo4j_driver, settings=QuerySettings(lineage_max_depth=4)).graph
     for kwargs in ({"depth": 0}, {"depth": 5}, {"limit": 0}, {"limit": 10_001}):
         with pytest.raises(InvalidArgumentError):
             reader.lineage("dataset:x/y@v1", EVERYTHING, **kwargs)
@@ -159,7 +160,7 @@ def test_limits_are_enforced(neo4j_driver: Driver) -> None:
 def test_a_cycle_terminates(neo4j_driver: Driver, project: str) -> None:
     a, b = f"dataset:{project}/a@v1", f"dataset:{project}/b@v1"
     _load(neo4j_driver, [_version(project, "a", derived=b), _version(project, "b", derived=a)])
-    lineage = GraphReader(neo4j_driver).lineage(a, EVERYTHING, depth=20)
+    lineage = neo4j_readers(neo4j_driver).graph.lineage(a, EVERYTHING, depth=20)
     assert dict(lineage.depths) == {
         a: 0,
         b: 1,

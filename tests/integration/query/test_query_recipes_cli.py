@@ -13,7 +13,7 @@ from support.stories import provgraph_cli as _cli
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.schemas.events.data import DatasetVersionCreated, DatasetVersionCreatedPayload
 
 

@@ -12,9 +12,10 @@ from support.stories import story_event
 
 from provgraph.core.errors import NotFoundError
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Scope
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.service import Recipes
 from provgraph.schemas import Event
 
@@ -99,7 +100,7 @@ def test_diff_of_two_runs_names_every_change(neo4j_driver: Driver, project: str)
     )  # fmt: skip
     a, b = f"run:{p}-a", f"run:{p}-b"
 
-    answer = Recipes(neo4j_driver).diff(a, b, EVERYTHING)
+    answer = Recipes(neo4j_readers(neo4j_driver).recipes).diff(a, b, EVERYTHING)
 
     level0 = {
         "level": 0,
@@ -177,7 +178,9 @@ def test_diff_of_two_models_finds_the_level_where_it_started(
     p = project
     _write(neo4j_driver, p, _three_level_chains(p))
 
-    answer = Recipes(neo4j_driver).diff(f"model:{p}/chat-a@1", f"model:{p}/chat-b@1", EVERYTHING)
+    answer = Recipes(neo4j_readers(neo4j_driver).recipes).diff(
+        f"model:{p}/chat-a@1", f"model:{p}/chat-b@1", EVERYTHING
+    )
 
     assert answer is not None
     assert answer["kind"] == "model_version"
@@ -193,7 +196,9 @@ def test_diff_of_two_models_finds_the_level_where_it_started(
     first = answer["first_difference"]
     assert (first["level"], first["a"], first["b"]) == (2, f"run:{p}-pre-a", f"run:{p}-pre-b")
 
-    same = Recipes(neo4j_driver).diff(f"model:{p}/chat-a@1", f"model:{p}/chat-a@1", EVERYTHING)
+    same = Recipes(neo4j_readers(neo4j_driver).recipes).diff(
+        f"model:{p}/chat-a@1", f"model:{p}/chat-a@1", EVERYTHING
+    )
     assert same is not None and same["first_difference"] is None
 
 
@@ -203,7 +208,7 @@ def test_diff_refuses_other_kinds_and_names_the_missing_side(
     p = project
     run = _run(p, "r", params={}, commit="c1c1c1c", env="img", train="web@v1")
     _write(neo4j_driver, p, [_env("img", "2.5.1"), _ds("web", "v1"), _ds("heldout", "v1"), *run])
-    recipes = Recipes(neo4j_driver)
+    recipes = Recipes(neo4j_readers(neo4j_driver).recipes)
 
     with pytest.raises(InvalidArgumentError):
         recipes.diff(f"run:{p}-r", f"dataset:{p}/web@v1", EVERYTHING)

@@ -14,9 +14,10 @@ from neo4j import Driver
 
 from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Scope
+from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.service import Recipes
 from provgraph.schemas import REGISTRY, Event
 
@@ -47,7 +48,9 @@ def test_reproduce_the_deployed_model_gives_its_whole_recipe(
     neo4j_driver: Driver, demo: str
 ) -> None:
     p = demo
-    recipe = Recipes(neo4j_driver).reproduce(f"model:{p}/chat-1b@1.0.0", EVERYTHING)
+    recipe = Recipes(neo4j_readers(neo4j_driver).recipes).reproduce(
+        f"model:{p}/chat-1b@1.0.0", EVERYTHING
+    )
 
     assert recipe is not None
     assert recipe["gaps"] == []
@@ -128,7 +131,7 @@ def test_reproduce_the_deployed_model_gives_its_whole_recipe(
 def test_reproduce_a_checkpoint_keeps_only_the_resumes_before_it(
     neo4j_driver: Driver, demo: str
 ) -> None:
-    recipes = Recipes(neo4j_driver)
+    recipes = Recipes(neo4j_readers(neo4j_driver).recipes)
     late = recipes.reproduce(f"checkpoint:{demo}-demo-pretrain-001/2000", EVERYTHING)
     early = recipes.reproduce(f"checkpoint:{demo}-demo-pretrain-001/1000", EVERYTHING)
 
@@ -144,7 +147,7 @@ def test_reproduce_a_checkpoint_keeps_only_the_resumes_before_it(
 
 
 def test_reproduce_missing_unreadable_and_wrong_kind(neo4j_driver: Driver, demo: str) -> None:
-    recipes = Recipes(neo4j_driver)
+    recipes = Recipes(neo4j_readers(neo4j_driver).recipes)
     target = f"model:{demo}/chat-1b@1.0.0"
 
     assert recipes.reproduce(f"model:{demo}/nope@9", EVERYTHING) is None
@@ -168,7 +171,9 @@ def test_reproduce_flags_what_is_missing(neo4j_driver: Driver, project: str) -> 
     assert isinstance(event, Event)
     GraphWriter(neo4j_driver).write([project_event(event)])
 
-    recipe = Recipes(neo4j_driver).reproduce(f"model:{project}/orphan@1", EVERYTHING)
+    recipe = Recipes(neo4j_readers(neo4j_driver).recipes).reproduce(
+        f"model:{project}/orphan@1", EVERYTHING
+    )
 
     assert recipe is not None
     assert recipe["run"]["placeholder"] is True

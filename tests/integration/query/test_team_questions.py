@@ -29,7 +29,7 @@ from support.stories import graphql_executor
 from support.stories import provgraph_cli as _cli
 
 from provgraph.ingest.projection import LogStamp, project_event
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.schemas import REGISTRY, Event
 from provgraph.schemas.ids import principal_id
 

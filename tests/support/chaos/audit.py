@@ -21,12 +21,12 @@ from typing import Any
 from neo4j import Driver
 
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.kafka_source import read_log
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection.canonical import diff
-from provgraph.ingest.projector import parse_records
+from provgraph.ingest.projector.loop import parse_records
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.verify import graph_hash, verify
+from provgraph.ingest.tools.log_reader import read_log_in_order
+from provgraph.ingest.tools.memory_graph import MemoryGraph
+from provgraph.ingest.tools.verify import graph_hash, verify
 
 from .ledger import Ledger, Sent
 
@@ -67,7 +67,7 @@ class Findings:
 def read_all(settings: IngestSettings, topic: str) -> list[Any]:
     """Every record of `topic` from its beginning to its end now."""
     on = settings.model_copy(update={"events_topic": topic})
-    return [record for batch in read_log(on) for record in batch]
+    return [record for batch in read_log_in_order(on) for record in batch]
 
 
 def _header(record: Any, word: str) -> str | None:

@@ -23,12 +23,12 @@ from neo4j import Driver, GraphDatabase
 
 from provgraph.authz.admin import access_event, append_to_log, token_issued
 from provgraph.authz.tokens import new_token
+from provgraph.cli.services import app_specs
 from provgraph.core.eventlog import ensure_topics
-from provgraph.infra.apps import app_specs
 from provgraph.infra.process import ManagedProcess, wait_until
 from provgraph.infra.settings import InfraSettings
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter
 from provgraph.schemas import Event
 from provgraph.schemas.events.governance import AccessRole
 

@@ -8,12 +8,12 @@ from collections import Counter
 import pytest
 from fastapi import Depends, FastAPI
 from fastapi.testclient import TestClient
+from support.memory_stores import MemoryPrincipals
 
 from provgraph.authz import (
     Authenticator,
     AuthLimits,
     AuthUnavailableError,
-    MemoryPrincipals,
     Principal,
     RateLimitedError,
     UnauthenticatedError,

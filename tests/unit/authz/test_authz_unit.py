@@ -6,11 +6,11 @@ import logging
 from datetime import UTC, datetime
 
 import pytest
+from support.memory_stores import MemoryPrincipals
 
 from provgraph.authz import (
     Authenticator,
     ForbiddenError,
-    MemoryPrincipals,
     Principal,
     Right,
     UnauthenticatedError,
@@ -23,7 +23,7 @@ from provgraph.authz.admin import access_event, token_issued, token_revoked
 from provgraph.authz.guard import warn_if_disabled
 from provgraph.authz.store import grants_by_project
 from provgraph.authz.tokens import principal_name
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import EntityDeleted, RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.events.governance import AccessRole, EntityDeletedPayload

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from benchmarks.explorer_story import PROJECT, raw_version, wide_events
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 
 
 def _downstream(graph: MemoryGraph, start: str, depth: int) -> set[str]:

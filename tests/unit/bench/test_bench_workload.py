@@ -6,7 +6,7 @@ import itertools
 from collections import Counter
 
 from benchmarks.workload import LlmWorkload, build, query_roots
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import parse_event
 
 SCALE = 2000  # a bit more than one project, which holds every event type

@@ -8,7 +8,7 @@ from collections import Counter
 
 from provgraph.cli.demo_ids import NAMESPACE
 from provgraph.cli.demo_story import PRETRAIN, PROJECT, demo_events
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas.storage import series_bucket, series_id, series_points
 
 

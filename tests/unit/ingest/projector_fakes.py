@@ -14,8 +14,6 @@ from datetime import UTC, datetime, timedelta
 
 from contracts.projector_ports import Letter, Record
 
-from provgraph.ingest.deadletter import headers_for
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.ports import (
     DeadLetterSink,
     EventSource,
@@ -24,6 +22,8 @@ from provgraph.ingest.ports import (
     Poison,
 )
 from provgraph.ingest.projection import LogStamp, project_event
+from provgraph.ingest.projector.deadletter import headers_for
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import parse_event
 from provgraph.schemas.storage import format_time
 

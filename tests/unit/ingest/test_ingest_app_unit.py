@@ -8,20 +8,20 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
 
-from provgraph.authz import MemoryPrincipals, Principal, hash_token
+from provgraph.authz import Principal, hash_token
 from provgraph.client.errors import TransportError
 from provgraph.client.eventlog import Appended, Headers, MemoryEventLog
 from provgraph.ingest.app import create_app
-from provgraph.ingest.errors import (
+from provgraph.ingest.http.errors import (
     InvalidBodyError,
     MalformedJsonError,
     TooManyEventsError,
 )
-from provgraph.ingest.events import parse_items
-from provgraph.ingest.integrity import MemoryPayloadHashes
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.http.events import parse_items
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import MAX_BATCH_EVENTS, Event, RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
 

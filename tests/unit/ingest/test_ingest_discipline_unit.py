@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
 
-from provgraph.authz import MemoryPrincipals, Principal, hash_token
+from provgraph.authz import Principal, hash_token
 from provgraph.client.eventlog import MemoryEventLog
 from provgraph.ingest.app import create_app
-from provgraph.ingest.integrity import MemoryPayloadHashes
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.discipline import RecordFacts
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import (
     EnvironmentSnapshotRecorded,
     Event,

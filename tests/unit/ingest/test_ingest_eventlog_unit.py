@@ -8,13 +8,13 @@ import pytest
 from kafka.errors import KafkaTimeoutError
 
 from provgraph.client.errors import RejectedError, TransportError
-from provgraph.ingest.errors import (
+from provgraph.ingest.http.errors import (
     EventLogError,
     EventLogUnavailableError,
     NotReadyError,
     append_failed,
 )
-from provgraph.ingest.readiness import ReadinessCache
+from provgraph.ingest.http.readiness import ReadinessCache
 
 
 def _timed_out() -> TransportError:

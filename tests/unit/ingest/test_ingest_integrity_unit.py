@@ -13,15 +13,16 @@ from typing import Any
 import pytest
 from fastapi import Request
 from fastapi.testclient import TestClient
+from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
 
-from provgraph.authz import MemoryPrincipals, Principal, hash_token
+from provgraph.authz import Principal, hash_token
 from provgraph.client.eventlog import PRINCIPAL_HEADER, MemoryEventLog
 from provgraph.ingest.app import create_app
-from provgraph.ingest.errors import RequestError
-from provgraph.ingest.events import read_body
-from provgraph.ingest.integrity import MemoryPayloadHashes, batch_duplicates, future_events
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.http.errors import RequestError
+from provgraph.ingest.http.events import read_body
+from provgraph.ingest.http.integrity import batch_duplicates, future_events
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import ErrorCode, RunStarted, parse_event
 from provgraph.schemas.events.experiment import RunStartedPayload
 

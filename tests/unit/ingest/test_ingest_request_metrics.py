@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
+from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
 
-from provgraph.authz import MemoryPrincipals, Principal, hash_token
+from provgraph.authz import Principal, hash_token
 from provgraph.client.eventlog import MemoryEventLog
-from provgraph.ingest.app import EVENT_ROUTES, create_app
-from provgraph.ingest.integrity import MemoryPayloadHashes
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.http.app import EVENT_ROUTES, create_app
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
 

@@ -7,9 +7,9 @@ import pytest
 from support.log_records import Rec
 
 from provgraph.ingest.log_order import in_log_order
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.screening import screen_entries
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import RunCompleted, RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.events.run import RunCompletedPayload

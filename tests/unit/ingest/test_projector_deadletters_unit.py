@@ -10,14 +10,14 @@ from contracts.projector_ports import Record
 from support.projection_story import Story
 
 from provgraph.client.kafka_log import Record as LogRecordOut
-from provgraph.ingest.batch import Parsed, parse_records
-from provgraph.ingest.deadletter import headers_for
-from provgraph.ingest.deadletter_cli import describe_letter
 from provgraph.ingest.projection import EventMutations, project_event
 from provgraph.ingest.projection.mutations import EdgeUpsert, NodeUpsert, Versioned
-from provgraph.ingest.redrive import DeadLetter, redrive, understood
-from provgraph.ingest.rejections import PARKED, StoreRejected
-from provgraph.ingest.storable import check_storable
+from provgraph.ingest.projector.batch import Parsed, parse_records
+from provgraph.ingest.projector.deadletter import headers_for
+from provgraph.ingest.projector.redrive import DeadLetter, redrive, understood
+from provgraph.ingest.projector.rejections import PARKED, StoreRejected
+from provgraph.ingest.projector.storable import check_storable
+from provgraph.ingest.tools.deadletter_cli import describe_letter
 from provgraph.schemas import UnknownEventTypeError
 from provgraph.schemas.graph import Label, Rel
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from projector_fakes import FakeDeadLetters, FakeEventSource, FakeLog
 
-from provgraph.ingest.memory_graph import MemoryGraph
-from provgraph.ingest.projector import Projector
+from provgraph.ingest.projector.loop import Projector
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import (
     EnvironmentSnapshotRecorded,
     Event,

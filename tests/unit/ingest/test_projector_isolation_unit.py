@@ -24,12 +24,12 @@ from projector_fakes import (
 from support.projection_story import Story
 from support.projection_workload import Workload
 
-from provgraph.ingest.batch import apply_batch, parse_records
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.ports import PartitionOffset, Poison
 from provgraph.ingest.projection import EventMutations
-from provgraph.ingest.projector import Projector, Stopped
+from provgraph.ingest.projector.batch import apply_batch, parse_records
+from provgraph.ingest.projector.loop import Projector, Stopped
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event, event_hash
 
 PROJECT = "p"

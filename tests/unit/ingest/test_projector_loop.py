@@ -17,11 +17,11 @@ from neo4j.exceptions import AuthError, ServiceUnavailable
 from projector_fakes import FakeDeadLetters, FakeEventSource, FakeLog, RecordingStop, folded
 from support.projection_workload import Workload
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.ports import PartitionOffset
 from provgraph.ingest.projection import EventMutations
-from provgraph.ingest.projector import Projector
+from provgraph.ingest.projector.loop import Projector
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event
 
 PROJECT = "p"

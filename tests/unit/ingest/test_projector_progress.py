@@ -7,8 +7,7 @@ import logging
 from kafka import TopicPartition
 from kafka.structs import OffsetAndMetadata
 
-from provgraph.ingest.cli import QuietRepeats
-from provgraph.ingest.progress import (
+from provgraph.ingest.projector.progress import (
     GroupView,
     PartitionProgress,
     client_id,
@@ -17,6 +16,7 @@ from provgraph.ingest.progress import (
     stamp_time,
     verdict,
 )
+from provgraph.ingest.projector.run import QuietRepeats
 
 PID, STARTED, NOW, AFTER = 4242, 1000.0, 2000.0, 30.0
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import EventMutations, LogStamp, project_event
 from provgraph.ingest.projection.discipline import (
     ConclusionRequired,
@@ -18,6 +17,7 @@ from provgraph.ingest.projection.discipline import (
     lookups,
 )
 from provgraph.ingest.screening import disciplined
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import (
     EnvironmentSnapshotRecorded,
     Event,

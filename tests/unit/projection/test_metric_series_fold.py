@@ -9,9 +9,9 @@ from itertools import permutations
 
 from support.projection_story import Story
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import SeriesUpsert, project_event
-from provgraph.ingest.storable import check_storable
+from provgraph.ingest.projector.storable import check_storable
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event
 from provgraph.schemas.events.common import INT64_MAX
 from provgraph.schemas.graph import METRIC_SERIES_LABEL

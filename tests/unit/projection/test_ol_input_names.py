@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from support.ol_names import CROSS, READER, aliases, cross_project, dataset, run_event
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.openlineage import spec_errors, wrap
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.base import Ctx
 from provgraph.ingest.projection.mutations import NodeUpsert, ProjectionError
 from provgraph.ingest.projection.ownership import footprint
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event
 from provgraph.schemas.events.openlineage import ol_name
 from provgraph.schemas.graph import MARQUEZ_ID

@@ -8,9 +8,9 @@ import json
 import pytest
 from support.ol_chain import Chain
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.openlineage import NamespaceMap, wrap
 from provgraph.ingest.projection.openlineage import MAX_MARQUEZ_ID_BYTES, marquez_id
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas.graph import MARQUEZ_ID, Label, schema_statements
 
 pytestmark = pytest.mark.unit

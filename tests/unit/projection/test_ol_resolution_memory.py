@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from support.ol_chain import Chain
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event
 
 pytestmark = pytest.mark.unit

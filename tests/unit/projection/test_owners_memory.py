@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from contracts.owners import OwnersContract
 
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 
 pytestmark = pytest.mark.unit
 

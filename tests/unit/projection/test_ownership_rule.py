@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.openlineage import NamespaceMap, wrap
 from provgraph.ingest.projection import LogStamp, project_event
 from provgraph.ingest.projection.mutations import EventMutations
@@ -25,6 +24,7 @@ from provgraph.ingest.projection.ownership import (
     lookup_ids,
     screen,
 )
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event, parse_event
 
 pytestmark = pytest.mark.unit

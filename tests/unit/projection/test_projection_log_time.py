@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection import LogStamp, project_event
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event, parse_event
 
 EXAMPLES = Path(__file__).parents[3] / "schemas" / "examples" / "valid"

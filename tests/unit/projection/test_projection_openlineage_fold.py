@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.openlineage import NamespaceMap, spec_errors, wrap
 from provgraph.ingest.openlineage.wrap import WrapError
 from provgraph.ingest.projection import project_event
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event, parse_event
 from provgraph.schemas.events.openlineage import namespace_slug, ol_name, ol_version
 

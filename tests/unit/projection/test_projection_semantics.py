@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from contracts.graph_writer import GraphWriterContract
 
-from provgraph.ingest.memory_graph import MemoryGraph
+from provgraph.ingest.tools.memory_graph import MemoryGraph
 
 
 class TestMemoryGraph(GraphWriterContract):

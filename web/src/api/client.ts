@@ -1,6 +1,7 @@
 /** The GraphQL client: every request goes to /graphql with the bearer token. */
 
 import { bearer, clearToken, getToken } from "./auth";
+import type { TypedDocument } from "./queries";
 
 /** The endpoint, same origin as the explorer. */
 export const GRAPHQL_URL = "/graphql";
@@ -77,12 +78,13 @@ interface Answer<T> {
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
 /**
- * Run `query` with `variables`. Throws `AuthError` on a 401 or an `unauthenticated` error
- * (after clearing the token), `RequestError` when there is no data to show.
+ * Run `query` with `variables`: a document of queries.ts answers as its generated type says.
+ * Throws `AuthError` on a 401 or an `unauthenticated` error (after clearing the token),
+ * `RequestError` when there is no data to show.
  */
-export async function request<T>(
-  query: string,
-  variables: Record<string, unknown> = {},
+export async function request<T, V = Record<string, unknown>>(
+  query: TypedDocument<T, V>,
+  variables?: V,
   fetcher: Fetch = (input, init) => fetch(input, init),
 ): Promise<T> {
   const token = getToken();
@@ -92,7 +94,7 @@ export async function request<T>(
     response = await fetcher(GRAPHQL_URL, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json", Authorization: bearer(token) },
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify({ query, variables: variables ?? {} }),
     });
   } catch (err) {
     throw new RequestError(`The query service could not be reached (${String(err)}).`, null);

@@ -1,7 +1,24 @@
 /**
  * Every GraphQL document the explorer sends. They live here only, so the validation test
- * (queries.test.ts) checks each of them against schema.graphql.
+ * (queries.test.ts) checks each of them against schema.graphql, and GraphQL Code Generator
+ * (codegen.ts) writes the types of their answers and variables into generated.ts.
  */
+
+import type * as G from "./generated";
+
+/**
+ * A document, typed with its answer and its variables as generated.ts has them: `request` and
+ * `useQuery` take both from the document, so a page reads an answer as its document asks it.
+ */
+export type TypedDocument<TAnswer, TVariables> = string & {
+  readonly __answer?: TAnswer;
+  readonly __variables?: TVariables;
+};
+
+/** The text of a document, with the generated types of its answer and variables. */
+function typed<TAnswer, TVariables>(text: string): TypedDocument<TAnswer, TVariables> {
+  return text as TypedDocument<TAnswer, TVariables>;
+}
 
 /** The fields every node answer carries, plus a name to show where its type has one. */
 const NODE_FIELDS = /* GraphQL */ `
@@ -39,7 +56,7 @@ const RESUME_LINK_FIELDS = /* GraphQL */ `
  * Search by name or id (within a project when one is chosen), by exact id, and by file URI or
  * checksum, in one round trip.
  */
-export const WHOIS_QUERY = /* GraphQL */ `
+export const WHOIS_QUERY = typed<G.WhoisQuery, G.WhoisQueryVariables>(/* GraphQL */ `
   query Whois(
     $text: String!
     $id: ID!
@@ -57,19 +74,20 @@ export const WHOIS_QUERY = /* GraphQL */ `
     byChecksum: artifact(checksum: $checksum) @include(if: $byChecksum) { ...NodeFields }
   }
   ${NODE_FIELDS}
-`;
+`);
 
 /** The projects the token may read. */
-export const PROJECTS_QUERY = /* GraphQL */ `
+export const PROJECTS_QUERY = typed<G.ProjectsQuery, G.ProjectsQueryVariables>(/* GraphQL */ `
   query Projects {
     projects
   }
-`;
+`);
 
 /** One node's archive card: every typed field worth showing, by type. */
-export const NODE_QUERY = /* GraphQL */ `
+export const NODE_QUERY = typed<G.NodeCardQuery, G.NodeCardQueryVariables>(/* GraphQL */ `
   query NodeCard($id: ID!, $asOf: String) {
     node(id: $id, asOf: $asOf) {
+      __typename
       ...NodeFields
       properties
       ... on DatasetVersion {
@@ -146,14 +164,14 @@ export const NODE_QUERY = /* GraphQL */ `
   }
   ${NODE_FIELDS}
   ${RESUME_LINK_FIELDS}
-`;
+`);
 
 /**
  * One more link of a run's resumed-from chain: the checkpoints the run `id` resumed from and
  * the runs that saved them. The card asks it level by level (the chain's nesting in one
  * document would be over the service's cost limit).
  */
-export const RESUME_QUERY = /* GraphQL */ `
+export const RESUME_QUERY = typed<G.ResumedFromQuery, G.ResumedFromQueryVariables>(/* GraphQL */ `
   query ResumedFrom($id: ID!) {
     node(id: $id) {
       id
@@ -161,20 +179,20 @@ export const RESUME_QUERY = /* GraphQL */ `
     }
   }
   ${RESUME_LINK_FIELDS}
-`;
+`);
 
 /** A node's events, newest first, with actors and principals. */
-export const HISTORY_QUERY = /* GraphQL */ `
+export const HISTORY_QUERY = typed<G.HistoryQuery, G.HistoryQueryVariables>(/* GraphQL */ `
   query History($id: ID!, $first: Int, $after: String) {
     history(id: $id, first: $first, after: $after) {
       items { eventId eventType occurredAt loggedAt producer actor principal subject project }
       nextCursor
     }
   }
-`;
+`);
 
 /** The lineage graph, with exactly the arguments of the route (and of an expand). */
-export const LINEAGE_QUERY = /* GraphQL */ `
+export const LINEAGE_QUERY = typed<G.LineageQuery, G.LineageQueryVariables>(/* GraphQL */ `
   query Lineage(
     $id: ID!
     $direction: Direction!
@@ -192,10 +210,10 @@ export const LINEAGE_QUERY = /* GraphQL */ `
     }
   }
   ${NODE_FIELDS}
-`;
+`);
 
 /** What depends on a node: live deployments and model versions (with a path), and the runs. */
-export const IMPACT_QUERY = /* GraphQL */ `
+export const IMPACT_QUERY = typed<G.ImpactQuery, G.ImpactQueryVariables>(/* GraphQL */ `
   query Impact($id: ID!, $asOf: String) {
     root: node(id: $id) { ...NodeFields }
     impact(id: $id, asOf: $asOf) {
@@ -209,24 +227,24 @@ export const IMPACT_QUERY = /* GraphQL */ `
     }
   }
   ${NODE_FIELDS}
-`;
+`);
 
 /** What changed between two runs or two model versions. */
-export const DIFF_QUERY = /* GraphQL */ `
+export const DIFF_QUERY = typed<G.DiffQuery, G.DiffQueryVariables>(/* GraphQL */ `
   query Diff($a: ID!, $b: ID!) {
     diff(a: $a, b: $b)
   }
-`;
+`);
 
 /** The recipe of a model version or checkpoint. */
-export const REPRODUCE_QUERY = /* GraphQL */ `
+export const REPRODUCE_QUERY = typed<G.ReproduceQuery, G.ReproduceQueryVariables>(/* GraphQL */ `
   query Reproduce($id: ID!) {
     reproduce(id: $id)
   }
-`;
+`);
 
 /** An experiment's runs side by side, with the one-change-at-a-time check. */
-export const COMPARE_QUERY = /* GraphQL */ `
+export const COMPARE_QUERY = typed<G.CompareQuery, G.CompareQueryVariables>(/* GraphQL */ `
   query Compare($experiment: ID!, $all: Boolean!, $sortBy: String) {
     compare(experiment: $experiment, all: $all, sortBy: $sortBy) {
       experiment basis baseline sortBy truncated params flagged
@@ -246,10 +264,10 @@ export const COMPARE_QUERY = /* GraphQL */ `
       }
     }
   }
-`;
+`);
 
 /** The best version of a model by one metric on one evaluation set. */
-export const BEST_QUERY = /* GraphQL */ `
+export const BEST_QUERY = typed<G.BestQuery, G.BestQueryVariables>(/* GraphQL */ `
   query Best($model: String!, $metric: String!, $project: String, $datasets: [ID!], $higherIsBetter: Boolean!) {
     bestModelVersion(
       model: $model
@@ -269,10 +287,10 @@ export const BEST_QUERY = /* GraphQL */ `
   fragment Scored on ScoredVersion {
     modelVersion label status registeredAt evaluation evaluatedAt value
   }
-`;
+`);
 
 /** The weekly digest of one project. */
-export const DIGEST_QUERY = /* GraphQL */ `
+export const DIGEST_QUERY = typed<G.DigestQuery, G.DigestQueryVariables>(/* GraphQL */ `
   query Digest($projects: [String!]!, $since: String!, $until: String) {
     digest(projects: $projects, since: $since, until: $until) {
       projects since until stalledAfterSeconds personBasis runsWithoutResources truncated markdown
@@ -303,7 +321,7 @@ export const DIGEST_QUERY = /* GraphQL */ `
   fragment DigestItemFields on DigestItem {
     eventType at id name version person personBasis toStatus modelVersion
   }
-`;
+`);
 
 /** Every document, by name: what the validation test walks. */
 export const ALL_QUERIES: Readonly<Record<string, string>> = {

@@ -1,30 +1,26 @@
-/** The answer shapes of the documents in queries.ts (the parts the pages read). */
+/**
+ * Names for the parts of the answers that the pages read. Every shape is the generated type of
+ * a document in queries.ts (generated.ts, from schema.graphql): none is written by hand, so a
+ * schema change that a page's reading no longer fits fails `tsc`.
+ */
 
-/** A JSON scalar value as the API sends it. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import type * as G from "./generated";
 
-/** The `NodeFields` fragment: common node fields and the name-like fields of its type. */
-export interface NodeSummary {
-  id: string;
-  type: string;
-  project: string | null;
-  firstSeenAt: string | null;
-  lastEventAt: string | null;
-  deletedAt: string | null;
-  placeholder: boolean;
-  name?: string | null;
-  version?: string | null;
-  number?: number | null;
-  key?: string | null;
-  runNumber?: number | null;
-  status?: string | null;
-  step?: number | null;
-  suite?: string | null;
-  suiteVersion?: string | null;
-  passed?: boolean | null;
-  deploymentEnvironment?: string | null;
-}
+export type { Json } from "./scalars";
 
+type KeysOfUnion<T> = T extends unknown ? keyof T : never;
+type FieldOf<T, K extends PropertyKey> = T extends { [P in K]: infer V } ? V : never;
+
+/**
+ * A union of answer shapes (one per node type) read as one object: the fields every member
+ * has as they are, the fields of some members optional.
+ */
+type Widen<T> = Pick<T, keyof T> & { [K in Exclude<KeysOfUnion<T>, keyof T>]?: FieldOf<T, K> };
+
+/** A node as the `NodeFields` fragment answers it: common fields, and its type's name-like ones. */
+export type NodeSummary = Widen<G.NodeFieldsFragment>;
+
+/** A link to a node, labelled by whichever of its name-like fields the answer has. */
 export interface Ref {
   id: string;
   name?: string | null;
@@ -35,300 +31,49 @@ export interface Ref {
   step?: number | null;
 }
 
-export interface WhoisAnswer {
-  search: NodeSummary[];
-  exact: NodeSummary | null;
-  byUri?: NodeSummary[];
-  byChecksum?: NodeSummary[];
-}
+export type WhoisAnswer = G.WhoisQuery;
 
 /** PROJECTS_QUERY's answer: the projects the token may read, by name. */
-export interface ProjectsAnswer {
-  projects: string[];
-}
+export type ProjectsAnswer = G.ProjectsQuery;
 
-export interface ResumeLink {
-  id: string;
-  step: number | null;
-  run: Ref | null;
-}
+/** The node card answer: the summary plus the fields of its own type (`__typename` tells which). */
+export type NodeCard = NonNullable<G.NodeCardQuery["node"]>;
 
-/** RESUME_QUERY's answer: one more level of a run's resumed-from chain. */
-export interface ResumeAnswer {
-  node: { id: string; resumedFrom?: ResumeLink[] } | null;
-}
+/** The node card answer of one GraphQL type, e.g. `NodeCardOf<"Run">`. */
+export type NodeCardOf<T extends NodeCard["__typename"]> = Extract<NodeCard, { __typename: T }>;
 
-export interface CheckpointInfo {
-  id: string;
-  step: number | null;
-  epoch: number | null;
-  uri: string | null;
-  checksum: string | null;
-  status: string | null;
-  metrics: Json;
-  saveSeconds: number | null;
-}
+type RunNode = NodeCardOf<"Run">;
+
+export type ResumeLink = G.ResumeLinkFieldsFragment;
 
 /** One series of `Run.metricSeries`: a metric the run logged, downsampled, by step. */
-export interface MetricSeries {
-  name: string;
-  points: { step: number; value: number }[];
-}
+export type MetricSeries = RunNode["metricSeries"][number];
 
 /** `Run.resources`: the compute a run's `run.started` event recorded. */
-export interface RunResources {
-  numNodes: number | null;
-  devicesPerNode: number | null;
-  accelerator: string | null;
-  parallelism: { name: string; degree: number }[];
-  extra: Json;
-}
-
-/** One production incident of a feedback event. */
-export interface FeedbackIncident {
-  summary: string | null;
-  severity: string | null;
-  reference: string | null;
-  occurredAt: string | null;
-}
+export type RunResources = NonNullable<RunNode["resources"]>;
 
 /**
  * One item of `ModelVersion.feedback`: a feedback event that named the version. `metrics` and
  * `incidents` are null once a later feedback of the deployment replaced them.
  */
-export interface ModelFeedback {
-  eventId: string;
-  at: string;
-  actor: string | null;
-  principal: string | null;
-  deployment: { id: string; name: string | null } | null;
-  metrics: Json;
-  incidents: FeedbackIncident[] | null;
-}
+export type ModelFeedback = NodeCardOf<"ModelVersion">["feedback"][number];
 
-export interface EnvironmentInfo {
-  id: string;
-  key: string | null;
-  pythonVersion: string | null;
-  packages: Json;
-  frameworks: Json;
-  image: { name: string | null; tag: string | null; digest: string | null } | null;
-}
+export type HistoryEntry = NonNullable<G.HistoryQuery["history"]>["items"][number];
 
-/** The node card answer: the summary plus the fields of its own type. */
-export interface NodeCard extends NodeSummary {
-  properties: Json;
-  [field: string]: unknown;
-}
+export type LineageAnswer = G.LineageQuery;
 
-export interface NodeAnswer {
-  node: NodeCard | null;
-}
+export type LineageData = NonNullable<G.LineageQuery["lineage"]>;
 
-export interface HistoryEntry {
-  eventId: string;
-  eventType: string;
-  occurredAt: string;
-  loggedAt: string | null;
-  producer: string | null;
-  actor: string | null;
-  principal: string | null;
-  subject: string | null;
-  project: string;
-}
+export type ApiEdge = LineageData["edges"][number];
 
-export interface HistoryAnswer {
-  history: { items: HistoryEntry[]; nextCursor: string | null } | null;
-}
+export type ImpactAnswer = G.ImpactQuery;
 
-export interface ApiEdge {
-  from: string;
-  to: string;
-  type: string;
-  properties: Json;
-}
+export type ComparedRun = G.CompareQuery["compare"]["runs"][number];
 
-export interface LineageData {
-  root: NodeSummary;
-  nodes: NodeSummary[];
-  edges: ApiEdge[];
-  truncated: boolean;
-  depths: Json;
-}
+export type ScoredVersion = G.ScoredFragment;
 
-export interface LineageAnswer {
-  lineage: LineageData | null;
-}
+export type EvaluationSet = NonNullable<G.BestQuery["bestModelVersion"]>["evaluationSets"][number];
 
-export interface ImpactItem {
-  node: NodeSummary;
-  path: { nodes: { id: string; type: string }[]; edges: { from: string; to: string; type: string }[] };
-}
+export type DigestRun = G.DigestRunFieldsFragment;
 
-export interface ImpactAnswer {
-  root: NodeSummary | null;
-  impact: ImpactItem[] | null;
-  runs: { nodes: NodeSummary[]; truncated: boolean; depths: Json } | null;
-}
-
-export interface DiffAnswer {
-  diff: Json;
-}
-
-export interface ReproduceAnswer {
-  reproduce: Json;
-}
-
-export interface MetricDefinition {
-  key: string;
-  source: string;
-  name: string;
-  split: string | null;
-  metric: string;
-}
-
-export interface SettingChange {
-  kind: string;
-  name: string;
-  before: Json;
-  after: Json;
-}
-
-export interface ComparedRun {
-  id: string;
-  number: number | null;
-  name: string | null;
-  experiment: string | null;
-  status: string | null;
-  conclusion: string | null;
-  conclusionMissing: boolean;
-  abortReason: string | null;
-  error: { type: string | null; message: string | null } | null;
-  params: { name: string; value: Json }[];
-  inputs: { role: string; datasetVersion: string }[];
-  environment: { id: string; image: string | null } | null;
-  code: { repo: string | null; commit: string | null; dirty: boolean | null; entrypoint: string | null } | null;
-  base: { id: string; type: string } | null;
-  resumedFrom: { id: string; step: number | null; run: string | null }[];
-  metrics: { key: string; value: number | null; step: number | null }[];
-  startedAt: string | null;
-  endedAt: string | null;
-  durationS: number | null;
-  check: {
-    against: string | null;
-    basis: string | null;
-    flagged: boolean;
-    unverifiable: string[];
-    changes: SettingChange[];
-  };
-}
-
-export interface Comparison {
-  experiment: string | null;
-  basis: string;
-  baseline: string | null;
-  sortBy: string | null;
-  truncated: boolean;
-  params: string[];
-  flagged: string[];
-  metrics: MetricDefinition[];
-  runs: ComparedRun[];
-}
-
-export interface CompareAnswer {
-  compare: Comparison;
-}
-
-export interface ScoredVersion {
-  modelVersion: string;
-  label: string | null;
-  status: string | null;
-  registeredAt: string;
-  evaluation: string;
-  evaluatedAt: string;
-  value: number;
-}
-
-export interface EvaluationSet {
-  datasets: string[];
-  suite: string | null;
-  suiteVersion: string | null;
-  versions: number | null;
-}
-
-export interface BestAnswer {
-  bestModelVersion: {
-    model: string;
-    metric: string;
-    higherIsBetter: boolean;
-    ambiguous: boolean;
-    delta: number | null;
-    message: string | null;
-    truncated: boolean;
-    diff: Json;
-    evaluationSet: EvaluationSet | null;
-    evaluationSets: EvaluationSet[];
-    best: ScoredVersion | null;
-    previousBest: ScoredVersion | null;
-    ranking: ScoredVersion[];
-  } | null;
-}
-
-export interface DigestRun {
-  id: string;
-  name: string | null;
-  runNumber: number | null;
-  experiment: string | null;
-  status: string | null;
-  person: string;
-  personBasis: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  error: { type: string | null; message: string | null } | null;
-}
-
-export interface DigestItem {
-  eventType: string;
-  at: string;
-  id: string | null;
-  name: string | null;
-  version: string | null;
-  person: string;
-  personBasis: string;
-  toStatus: string | null;
-  modelVersion: string | null;
-}
-
-export interface Digest {
-  projects: string[];
-  since: string;
-  until: string;
-  stalledAfterSeconds: number;
-  personBasis: string;
-  runsWithoutResources: number;
-  truncated: boolean;
-  markdown: string;
-  people: {
-    person: string;
-    basis: string;
-    started: { id: string }[];
-    finished: { id: string }[];
-    failed: { id: string }[];
-    aborted: { id: string }[];
-    running: { id: string }[];
-  }[];
-  stalled: { lastEventAt: string; idleSeconds: number; run: DigestRun }[];
-  repeatedFailures: { experiment: string; failures: number; errors: string[]; runs: { id: string }[] }[];
-  conclusionMissing: DigestRun[];
-  datasetVersions: DigestItem[];
-  modelVersions: DigestItem[];
-  statusChanges: DigestItem[];
-  deployments: DigestItem[];
-  feedback: DigestItem[];
-  acceleratorHoursByPerson: { key: string; acceleratorHours: number }[];
-  acceleratorHoursByProject: { key: string; acceleratorHours: number }[];
-}
-
-export interface DigestAnswer {
-  digest: Digest;
-}
+export type DigestItem = G.DigestItemFieldsFragment;

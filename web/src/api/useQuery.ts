@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { request } from "./client";
 import { rememberProjects } from "./projects";
+import type { TypedDocument } from "./queries";
 
 /** A query's state in a page. */
 export interface QueryState<T> {
@@ -13,7 +14,7 @@ export interface QueryState<T> {
  * Run `document` with `variables` whenever the variables change (compared as JSON); the
  * projects of the answer are remembered for the project picker. `skip` holds the request.
  */
-export function useQuery<T>(document: string, variables: Record<string, unknown>, skip = false): QueryState<T> {
+export function useQuery<T, V>(document: TypedDocument<T, V>, variables: V, skip = false): QueryState<T> {
   const key = JSON.stringify(variables);
   const [state, setState] = useState<QueryState<T>>({ data: null, error: null, loading: !skip });
   useEffect(() => {
@@ -23,7 +24,7 @@ export function useQuery<T>(document: string, variables: Record<string, unknown>
     }
     let live = true;
     setState((s) => ({ data: s.data, error: null, loading: true }));
-    request<T>(document, JSON.parse(key) as Record<string, unknown>)
+    request(document, JSON.parse(key) as V)
       .then((data) => {
         if (!live) return;
         rememberProjects(data);

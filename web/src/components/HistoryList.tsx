@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { request } from "../api/client";
 import { HISTORY_QUERY } from "../api/queries";
-import type { HistoryAnswer, HistoryEntry } from "../api/types";
+import type { HistoryEntry } from "../api/types";
 import { ErrorView, Loading } from "./Status";
 
 const PAGE = 50;
@@ -22,7 +22,7 @@ export function HistoryList({ id }: { id: string }) {
   useEffect(() => {
     let live = true;
     setLoading(true);
-    request<HistoryAnswer>(HISTORY_QUERY, { id, first: PAGE, after })
+    request(HISTORY_QUERY, { id, first: PAGE, after })
       .then((answer) => {
         if (!live) return;
         const page = answer.history;

@@ -2,14 +2,13 @@ import { useEffect, useState } from "react";
 import { request } from "../api/client";
 import { knownProjects, loadProjects, onProjects } from "../api/projects";
 import { PROJECTS_QUERY } from "../api/queries";
-import type { ProjectsAnswer } from "../api/types";
 
 /** The projects the token may read (the API's `projects`, asked once per sign-in). */
 export function useProjects(): string[] {
   const [projects, setProjects] = useState(knownProjects);
   useEffect(() => {
     const stop = onProjects(setProjects);
-    loadProjects(() => request<ProjectsAnswer>(PROJECTS_QUERY));
+    loadProjects(() => request(PROJECTS_QUERY));
     setProjects(knownProjects());
     return stop;
   }, []);

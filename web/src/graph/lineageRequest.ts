@@ -5,8 +5,9 @@
 
 import { request } from "../api/client";
 import { LINEAGE_QUERY } from "../api/queries";
+import type { LineageQueryVariables } from "../api/generated";
 import type { LineageAnswer } from "../api/types";
-import { apiDirection, type Direction } from "../routes/route";
+import { apiDirection, apiNodeTypes, type Direction, type Route } from "../routes/route";
 import { layoutGraph } from "./layout";
 import { layoutWorker } from "./layoutWorker";
 import { fromLineage } from "./model";
@@ -20,12 +21,12 @@ export interface LineageArgs {
 }
 
 /** The variables of a lineage request from `id` (the route's root, or a node being expanded). */
-export function lineageVariables(args: LineageArgs, id: string, depth: number): Record<string, unknown> {
+export function lineageVariables(args: LineageArgs, id: string, depth: number): LineageQueryVariables {
   return {
     id,
     direction: apiDirection(args.direction),
     depth,
-    types: args.types.length ? args.types : null,
+    types: args.types.length ? apiNodeTypes(args.types) : null,
     asOf: args.asOf || null,
   };
 }
@@ -37,19 +38,25 @@ const FRESH_MS = 10_000;
 let started: { key: string; at: number; answer: Promise<LineageAnswer> | null } | null = null;
 
 /**
- * Start the route's lineage request now (at start-up and on every render; once per route),
- * and its layout as soon as it is answered: the page finds both under way (the layout in
- * `layoutGraph`'s cache).
+ * Start the route's lineage request now (once per route), and its layout as soon as it is
+ * answered: the page finds both under way (the layout in `layoutGraph`'s cache). Called where
+ * a route is arrived at (start-up, navigation, sign-in: see `prefetchRoute`), never while
+ * rendering: a render may be repeated or dropped, a request once sent is not.
  */
 export function prefetchLineage(args: LineageArgs): void {
   const vars = lineageVariables(args, args.id, args.depth);
   const key = JSON.stringify(vars);
   if (started?.key === key) return;
-  const answer = request<LineageAnswer>(LINEAGE_QUERY, vars);
+  const answer = request(LINEAGE_QUERY, vars);
   answer
     .then((a) => a.lineage && layoutGraph(layoutWorker(), fromLineage(a.lineage)))
     .catch(() => undefined); // reported to the page that takes it
   started = { key, at: performance.now(), answer };
+}
+
+/** A lineage route's request, started before its page renders (other pages fetch their own). */
+export function prefetchRoute(route: Route): void {
+  if (route.page === "lineage") prefetchLineage(route);
 }
 
 /** The route's lineage answer: the prefetched request when there is one, else a new one. */
@@ -61,5 +68,5 @@ export function fetchLineage(args: LineageArgs): Promise<LineageAnswer> {
     answer = started.answer;
     started.answer = null; // taken: a reload of the page asks again
   }
-  return answer ?? request<LineageAnswer>(LINEAGE_QUERY, vars);
+  return answer ?? request(LINEAGE_QUERY, vars);
 }

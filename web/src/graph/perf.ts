@@ -1,12 +1,36 @@
 /**
  * Marks for the browser benchmark: `performance.mark('lineage-drawn')` once every node of a
  * lineage answer is in the DOM, `performance.mark('expand-painted')` once an expand is painted.
- * The same timings (ms since navigation start) are copied to `window.__provgraphPerf`.
+ * The same timings (ms since navigation start) are copied to `window.__provgraphPerf`, with the
+ * page's own fetch and layout times.
+ *
+ * They exist in the benchmark build only (`npm run build:bench`, Vite's `benchmark` mode sets
+ * `__PROVGRAPH_PERF__`): every caller asks `PERF_MARKS` first, so in the shipped build, where
+ * it is false, the bundler drops the calls and this module with them.
  */
+
+declare global {
+  interface Window {
+    /** Timings for the browser benchmark. */
+    __provgraphPerf?: Record<string, number | null>;
+  }
+}
+
+/** Whether this build sets the benchmark's marks (a constant of the build: see vite.config.ts). */
+export const PERF_MARKS: boolean = __PROVGRAPH_PERF__;
+
+function timings(): Record<string, number | null> {
+  return (window.__provgraphPerf ??= {});
+}
+
+/** Keep a timing (ms) of the page's own under `name` in `window.__provgraphPerf`. */
+export function noteTiming(name: string, ms: number): void {
+  timings()[name] = ms;
+}
 
 function record(name: string, extra: Record<string, number>): void {
   performance.mark(name);
-  const perf = (window.__provgraphPerf ??= {});
+  const perf = timings();
   perf[name] = performance.now();
   Object.assign(perf, extra);
 }

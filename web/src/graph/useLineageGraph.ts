@@ -2,7 +2,6 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { request } from "../api/client";
 import { rememberProjects } from "../api/projects";
 import { LINEAGE_QUERY } from "../api/queries";
-import type { LineageAnswer } from "../api/types";
 import type { Point } from "./focus";
 import { layoutGraph, placeGraph, signature } from "./layout";
 import { layoutWorker } from "./layoutWorker";
@@ -10,7 +9,7 @@ import { fetchLineage, lineageVariables, type LineageArgs } from "./lineageReque
 
 export type { LineageArgs };
 import { fromLineage, unionGraphs, type GraphData } from "./model";
-import { markExpandPainted, markLineageDrawn } from "./perf";
+import { markExpandPainted, markLineageDrawn, noteTiming, PERF_MARKS } from "./perf";
 
 export interface LineageState {
   graph: GraphData | null;
@@ -44,9 +43,16 @@ export function useLineageGraph(args: LineageArgs): LineageState {
   const timing = useRef<{ kind: "lineage" | "expand"; at: number } | null>(null);
   /** The positions drawn for this route: an expand or a collapse moves none of them. */
   const drawn = useRef<Map<string, Point> | null>(null);
+  /**
+   * Which load of the route's answer the state belongs to, counted up by each one: an expand
+   * answered after the user moved on (another route, or the same one loaded again) belongs to
+   * an earlier load, and is dropped rather than merged into a graph it was not asked from.
+   */
+  const load = useRef(0);
 
   useEffect(() => {
     let live = true;
+    load.current += 1;
     const parsed = JSON.parse(key) as LineageArgs;
     timing.current = { kind: "lineage", at: performance.now() };
     setLoading(true);
@@ -54,14 +60,15 @@ export function useLineageGraph(args: LineageArgs): LineageState {
     setNotFound(false);
     setBase(null);
     setExpansions(new Map());
+    setExpanding(null);
+    setExpandNotice(null);
     setPositions(null);
     drawn.current = null;
     fetchLineage(parsed)
       .then((answer) => {
         if (!live) return;
         rememberProjects(answer);
-        const perf = (window.__provgraphPerf ??= {});
-        perf.lineageAnsweredMs = performance.now() - (timing.current?.at ?? performance.now());
+        if (PERF_MARKS) noteTiming("lineageAnsweredMs", performance.now() - (timing.current?.at ?? performance.now()));
         if (!answer.lineage) {
           setNotFound(true);
           setBase(null);
@@ -89,7 +96,7 @@ export function useLineageGraph(args: LineageArgs): LineageState {
     (before ? placeGraph(layoutWorker(), graph, before) : layoutGraph(layoutWorker(), graph))
       .then((p) => {
         if (!live) return;
-        (window.__provgraphPerf ??= {}).layoutMs = performance.now() - started;
+        if (PERF_MARKS) noteTiming("layoutMs", performance.now() - started);
         drawn.current = p;
         setPositions(p);
         setLaidOut(sig);
@@ -100,9 +107,9 @@ export function useLineageGraph(args: LineageArgs): LineageState {
     };
   }, [graph, graphSig]);
 
-  // Perf marks once the laid-out graph is in the DOM.
+  // Perf marks (of the benchmark build) once the laid-out graph is in the DOM.
   useEffect(() => {
-    if (!graph || !positions || laidOut !== graphSig || !timing.current) return undefined;
+    if (!PERF_MARKS || !graph || !positions || laidOut !== graphSig || !timing.current) return undefined;
     const { kind, at } = timing.current;
     timing.current = null;
     return kind === "lineage" ? markLineageDrawn(graph.nodes.size, at) : markExpandPainted(graph.nodes.size, at);
@@ -120,12 +127,15 @@ export function useLineageGraph(args: LineageArgs): LineageState {
         return;
       }
       const parsed = JSON.parse(key) as LineageArgs;
+      const asked = load.current;
+      const current = () => load.current === asked;
       setExpanding(id);
       setExpandNotice(null);
       const at = performance.now();
-      request<LineageAnswer>(LINEAGE_QUERY, lineageVariables(parsed, id, 1))
+      request(LINEAGE_QUERY, lineageVariables(parsed, id, 1))
         .then((answer) => {
           rememberProjects(answer);
+          if (!current()) return;
           if (!answer.lineage) {
             setExpandNotice(`No lineage for ${id}, or you may not read it.`);
             return;
@@ -135,8 +145,8 @@ export function useLineageGraph(args: LineageArgs): LineageState {
           timing.current = { kind: "expand", at };
           setExpansions((old) => new Map(old).set(id, extra));
         })
-        .catch((e: unknown) => setExpandNotice(`Expanding ${id} failed: ${e instanceof Error ? e.message : String(e)}`))
-        .finally(() => setExpanding(null));
+        .catch((e: unknown) => current() && setExpandNotice(`Expanding ${id} failed: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => current() && setExpanding(null));
     },
     [expansions, key],
   );

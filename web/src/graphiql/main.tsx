@@ -1,4 +1,4 @@
-import { GraphiQL } from "graphiql";
+import { GraphiQL, type GraphiQLProps } from "graphiql";
 import "graphiql/graphiql.css";
 import { StrictMode, useMemo, useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
@@ -10,7 +10,9 @@ function Explorer() {
   const [token, setTokenState] = useState(getToken() ?? "");
   const current = useRef(token);
   current.current = token;
-  const fetcher = useMemo(() => tokenFetcher(() => current.current || null), []);
+  // GraphiQL's type names an answer's errors GraphQLError objects; what it is handed, and all
+  // it reads, is their JSON form as the service sent it.
+  const fetcher = useMemo(() => tokenFetcher(() => current.current || null) as GraphiQLProps["fetcher"], []);
   const change = (value: string) => {
     setTokenState(value);
     if (value.trim()) setToken(value);

@@ -1,19 +1,11 @@
 /** What the search box asks: by name/id (search), exact id (node), and by URI or checksum (artifact). */
 
+import type { WhoisQueryVariables } from "../api/generated";
 import type { NodeSummary, WhoisAnswer } from "../api/types";
+import { apiNodeTypes } from "../routes/route";
 
-export interface WhoisVariables {
-  text: string;
-  id: string;
-  types: string[] | null;
-  /** The project `search` keeps to (null: every project the token may read). */
-  project: string | null;
-  uri: string | null;
-  checksum: string | null;
-  byUri: boolean;
-  byChecksum: boolean;
-  byId: boolean;
-}
+/** WHOIS_QUERY's variables; `project` is the one `search` keeps to (null: every one the token may read). */
+export type WhoisVariables = WhoisQueryVariables;
 
 /** A URI-looking query: a scheme, or an absolute path. */
 export function looksLikeUri(q: string): boolean {
@@ -36,7 +28,7 @@ export function whoisVariables(q: string, type: string, project = ""): WhoisVari
   return {
     text,
     id: text,
-    types: type ? [type] : null,
+    types: type ? apiNodeTypes([type]) : null,
     project: project || null,
     uri: looksLikeUri(text) ? text : null,
     checksum: looksLikeChecksum(text) ? text : null,

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { BEST_QUERY } from "../api/queries";
-import type { BestAnswer, EvaluationSet, ScoredVersion } from "../api/types";
+import type { EvaluationSet, ScoredVersion } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { DiffTableRow, diffRowKey } from "../components/DiffTableRow";
 import { NodeLink } from "../components/NodeLink";
@@ -51,7 +51,7 @@ function BestForm({ route }: { route: BestRoute }) {
 /** The best version of a model by one metric, the previous best, the delta and the diff. */
 export function BestPage({ route }: { route: BestRoute }) {
   const skip = !route.metric;
-  const { data, error, loading } = useQuery<BestAnswer>(
+  const { data, error, loading } = useQuery(
     BEST_QUERY,
     {
       model: route.model,

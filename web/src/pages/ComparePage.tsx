@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { COMPARE_QUERY } from "../api/queries";
-import type { CompareAnswer, ComparedRun } from "../api/types";
+import type { ComparedRun } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { MetricChart } from "../components/MetricChart";
 import { LongValue } from "../components/cards/LongValue";
@@ -23,7 +23,7 @@ function metricValue(run: ComparedRun, key: string): number | null {
 /** An experiment's runs side by side, the one-change check, and a chart of one metric. */
 export function ComparePage({ route }: { route: CompareRoute }) {
   const [all, setAll] = useState(false);
-  const { data, error, loading } = useQuery<CompareAnswer>(COMPARE_QUERY, { experiment: route.experiment, all, sortBy: null });
+  const { data, error, loading } = useQuery(COMPARE_QUERY, { experiment: route.experiment, all, sortBy: null });
   if (loading && !data) return <Loading what="Comparing runs" />;
   if (error) return <ErrorView error={error} id={route.experiment} />;
   const c = data?.compare;

@@ -1,5 +1,4 @@
 import { DIFF_QUERY } from "../api/queries";
-import type { DiffAnswer } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { DiffTableRow, diffRowKey } from "../components/DiffTableRow";
 import { NodeLink } from "../components/NodeLink";
@@ -10,7 +9,7 @@ import { link } from "../routes/route";
 
 /** Two runs or two model versions side by side, differences highlighted and marked in text. */
 export function DiffPage({ a, b }: { a: string; b: string }) {
-  const { data, error, loading } = useQuery<DiffAnswer>(DIFF_QUERY, { a, b });
+  const { data, error, loading } = useQuery(DIFF_QUERY, { a, b });
   if (loading && !data) return <Loading what="Comparing" />;
   if (error) return <ErrorView error={error} id={`${a} / ${b}`} />;
   if (!data?.diff) return <NotFound id={`${a} / ${b}`} />;

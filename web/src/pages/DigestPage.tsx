@@ -1,6 +1,6 @@
 import { useState, type FormEvent, type ReactNode } from "react";
 import { DIGEST_QUERY } from "../api/queries";
-import type { DigestAnswer, DigestItem, DigestRun } from "../api/types";
+import type { DigestItem, DigestRun } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { CopyButton } from "../components/CopyButton";
 import { NodeLink } from "../components/NodeLink";
@@ -132,7 +132,7 @@ function WindowForm({ route }: { route: DigestRoute }) {
 
 /** The weekly digest of a project as tables. */
 export function DigestPage({ route }: { route: DigestRoute }) {
-  const { data, error, loading } = useQuery<DigestAnswer>(DIGEST_QUERY, {
+  const { data, error, loading } = useQuery(DIGEST_QUERY, {
     projects: [route.project],
     since: route.since,
     until: route.until || null,

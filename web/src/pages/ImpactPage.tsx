@@ -1,5 +1,4 @@
 import { IMPACT_QUERY } from "../api/queries";
-import type { ImpactAnswer } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading, NotFound } from "../components/Status";
@@ -34,7 +33,7 @@ function Group({ title, entries, empty, testId }: { title: string; entries: Impa
 
 /** What depends on a dataset version or checkpoint. */
 export function ImpactPage({ id }: { id: string }) {
-  const { data, error, loading } = useQuery<ImpactAnswer>(IMPACT_QUERY, { id });
+  const { data, error, loading } = useQuery(IMPACT_QUERY, { id });
   if (loading && !data) return <Loading what="Finding what depends on it" />;
   if (error) return <ErrorView error={error} id={id} />;
   if (!data?.root || data.impact === null) return <NotFound id={id} />;

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { NODE_QUERY } from "../api/queries";
-import type { NodeAnswer, NodeCard } from "../api/types";
+import type { NodeCard } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { DatasetVersionCard } from "../components/cards/DatasetVersionCard";
 import { ModelVersionCard } from "../components/cards/ModelVersionCard";
@@ -15,7 +15,7 @@ import { formatRoute, link } from "../routes/route";
 import { navigate } from "../routes/useRoute";
 
 function TypeCard({ node }: { node: NodeCard }) {
-  switch (node.type) {
+  switch (node.__typename) {
     case "DatasetVersion":
       return <DatasetVersionCard node={node} />;
     case "Run":
@@ -62,7 +62,7 @@ function Actions({ node }: { node: NodeCard }) {
 
 /** A node's archive card, laid out for people, and its event history. */
 export function NodePage({ id }: { id: string }) {
-  const { data, error, loading } = useQuery<NodeAnswer>(NODE_QUERY, { id });
+  const { data, error, loading } = useQuery(NODE_QUERY, { id });
   if (loading && !data) return <Loading what="Loading the node" />;
   if (error) return <ErrorView error={error} id={id} />;
   const node = data?.node;

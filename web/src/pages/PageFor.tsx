@@ -1,6 +1,5 @@
 import { lazy, Suspense, type ReactNode } from "react";
 import { Loading } from "../components/Status";
-import { prefetchLineage } from "../graph/lineageRequest";
 import type { Route } from "../routes/route";
 
 // Each page is its own chunk, fetched when first shown: the first page of a deep link does
@@ -15,9 +14,11 @@ const NodePage = lazy(() => import("./NodePage").then((m) => ({ default: m.NodeP
 const ReproducePage = lazy(() => import("./ReproducePage").then((m) => ({ default: m.ReproducePage })));
 const SearchPage = lazy(() => import("./SearchPage").then((m) => ({ default: m.SearchPage })));
 
-/** The page of a route, once its code is loaded. */
+/**
+ * The page of a route, once its code is loaded. A lineage route's answer is already asked for
+ * (main.tsx, on arrival; App, on sign-in), not here: rendering starts no request.
+ */
 export function PageFor({ route }: { route: Route }) {
-  if (route.page === "lineage") prefetchLineage(route);
   return <Suspense fallback={<Loading what="Loading the page" />}>{page(route)}</Suspense>;
 }
 

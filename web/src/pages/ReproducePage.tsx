@@ -1,6 +1,5 @@
 import { useState } from "react";
 import { REPRODUCE_QUERY } from "../api/queries";
-import type { ReproduceAnswer } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { CopyButton } from "../components/CopyButton";
 import { NodeLink } from "../components/NodeLink";
@@ -9,7 +8,7 @@ import { recipeGaps, recipeSteps } from "../lib/recipe";
 
 /** The recipe of a model version or checkpoint as a checklist with copy buttons. */
 export function ReproducePage({ id }: { id: string }) {
-  const { data, error, loading } = useQuery<ReproduceAnswer>(REPRODUCE_QUERY, { id });
+  const { data, error, loading } = useQuery(REPRODUCE_QUERY, { id });
   const [done, setDone] = useState<Set<string>>(new Set());
   if (loading && !data) return <Loading what="Building the recipe" />;
   if (error) return <ErrorView error={error} id={id} />;

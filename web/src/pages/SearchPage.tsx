@@ -1,6 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { WHOIS_QUERY } from "../api/queries";
-import type { WhoisAnswer } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { NodeLink } from "../components/NodeLink";
 import { ProjectPicker } from "../components/ProjectPicker";
@@ -26,7 +25,7 @@ export function SearchPage({ route }: { route: SearchRoute }) {
   }, [route.q, route.type, route.project]);
 
   const variables = { ...whoisVariables(route.q, route.type, route.project) };
-  const { data, error, loading } = useQuery<WhoisAnswer>(WHOIS_QUERY, variables, !route.q.trim());
+  const { data, error, loading } = useQuery(WHOIS_QUERY, variables, !route.q.trim());
   const hits = data ? mergeHits(data, route.type, route.project) : [];
 
   const submit = (e: FormEvent) => {

@@ -1,3 +1,4 @@
+import type { Direction as ApiDirection, NodeType } from "../api/generated";
 /** Hash routes: every page is a deep link (`#/node/<id>`...) that survives a reload. */
 
 export type Direction = "up" | "down" | "both";
@@ -180,6 +181,14 @@ export const link = {
 };
 
 /** The API's Direction enum value of a route direction. */
-export function apiDirection(d: Direction): "UPSTREAM" | "DOWNSTREAM" | "BOTH" {
+export function apiDirection(d: Direction): ApiDirection {
   return d === "down" ? "DOWNSTREAM" : d === "both" ? "BOTH" : "UPSTREAM";
+}
+
+/**
+ * A route's type names as the API's NodeType values. They are sent as the link has them: the
+ * service rejects a name it does not know, and the page shows its error.
+ */
+export function apiNodeTypes(names: readonly string[]): NodeType[] {
+  return names as NodeType[];
 }

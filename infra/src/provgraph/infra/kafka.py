@@ -36,14 +36,12 @@ class KafkaServer(LocalServer):
         return [*jvm, "kafka.Kafka", str(config)]
 
     def is_ready(self) -> bool:
-        from kafka import KafkaAdminClient  # the client is a base dependency
         from kafka.errors import KafkaConfigurationError, KafkaError
 
+        from provgraph.core import kafka_clients  # only a readiness check needs a client
+
         try:
-            admin = KafkaAdminClient(
-                bootstrap_servers=self.settings.kafka_bootstrap,
-                request_timeout_ms=3000,
-            )
+            admin = kafka_clients.admin_client(self.settings.kafka_bootstrap, timeout_s=3.0)
         except KafkaConfigurationError:
             raise
         except (KafkaError, OSError):

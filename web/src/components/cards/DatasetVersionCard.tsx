@@ -1,34 +1,15 @@
-import type { Json, NodeCard, Ref } from "../../api/types";
+import type { NodeCardOf, Ref } from "../../api/types";
 import { readQualityGates } from "../../lib/gates";
 import { asArray, asObject, text } from "../../lib/json";
 import { Field, Fields, ObjectFields, Value } from "../Field";
 import { NodeLink } from "../NodeLink";
 import { Verdict } from "../Verdict";
 
-interface DatasetVersionFields {
-  storageUri: string | null;
-  checksum: string | null;
-  recordCount: number | null;
-  changeNote: string | null;
-  previousVersion: string | null;
-  cleaningRules: Json;
-  cleaningRuleNames: string[];
-  split: Json;
-  qualityGates: Json;
-  sourceUri: string | null;
-  sourceLicence: string | null;
-  dataset: (Ref & { versions: { id: string; version: string | null }[] }) | null;
-  derivedFrom: { transform: string | null; datasetVersion: Ref }[];
-  derivatives: Ref[];
-  producedBy: Ref | null;
-  usedBy: { role: string | null; consumer: { id: string; type: string; name?: string | null } }[];
-}
-
 const label = (r: Ref) => [r.name, r.version].filter(Boolean).join(" ") || r.id;
 
 /** A dataset version: source and compliance, change, cleaning, split, quality gates, use. */
-export function DatasetVersionCard({ node }: { node: NodeCard }) {
-  const d = node as unknown as NodeCard & DatasetVersionFields;
+export function DatasetVersionCard({ node }: { node: NodeCardOf<"DatasetVersion"> }) {
+  const d = node;
   const props = asObject(node.properties);
   const quality = readQualityGates(d.qualityGates);
   const rules = asArray(d.cleaningRules);
@@ -176,7 +157,7 @@ export function DatasetVersionCard({ node }: { node: NodeCard }) {
           <ul data-field="usedBy">
             {d.usedBy.map((u) => (
               <li key={`${u.consumer.id}:${u.role ?? ""}`}>
-                <NodeLink id={u.consumer.id} type={u.consumer.type} label={u.consumer.name} />
+                <NodeLink id={u.consumer.id} type={u.consumer.type} label={"name" in u.consumer ? u.consumer.name : null} />
                 {u.role ? ` as ${u.role}` : ""}
               </li>
             ))}

@@ -1,38 +1,9 @@
-import type { Json, ModelFeedback, NodeCard, Ref } from "../../api/types";
+import type { ModelFeedback, NodeCardOf, Ref } from "../../api/types";
 import { asObject, text } from "../../lib/json";
 import { link } from "../../routes/route";
 import { Field, Fields, ObjectFields, Value } from "../Field";
 import { NodeLink } from "../NodeLink";
 import { Verdict } from "../Verdict";
-
-interface ModelVersionFields {
-  name: string | null;
-  version: string | null;
-  status: string | null;
-  statusReason: string | null;
-  uri: string | null;
-  checksum: string | null;
-  description: string | null;
-  fitFor: string[];
-  registeredAt: string | null;
-  validation: Json;
-  validationPassed: boolean | null;
-  model: Ref | null;
-  producedBy: (Ref & { inputs: { role: string | null; datasetVersion: Ref }[] }) | null;
-  exportedFrom: { id: string; step: number | null; run: Ref | null } | null;
-  evaluations: {
-    id: string;
-    suite: string | null;
-    suiteVersion: string | null;
-    passed: boolean | null;
-    metrics: Json;
-    evaluatedAt: string | null;
-    datasets: Ref[];
-  }[];
-  deployments: { id: string; name: string | null; endpoint: string | null; deploymentEnvironment: string | null; status: string | null }[];
-  fineTunes: Ref[];
-  feedback: ModelFeedback[];
-}
 
 const refLabel = (r: Ref) => [r.name, r.version].filter(Boolean).join(" ") || r.id;
 
@@ -96,8 +67,7 @@ function FeedbackTable({ feedback }: { feedback: readonly ModelFeedback[] }) {
 }
 
 /** A model version: origin, evaluations, scope, approval, deployments, feedback. */
-export function ModelVersionCard({ node }: { node: NodeCard }) {
-  const m = node as unknown as NodeCard & ModelVersionFields;
+export function ModelVersionCard({ node: m }: { node: NodeCardOf<"ModelVersion"> }) {
   return (
     <>
       <section>

@@ -5,7 +5,7 @@ import { NodeLink } from "../NodeLink";
 
 type Item = { id: string; name?: string | null; version?: string | null; runNumber?: number | null; step?: number | null; key?: string | null; status?: string | null };
 
-const SKIP = new Set(["id", "type", "project", "firstSeenAt", "lastEventAt", "deletedAt", "placeholder", "properties"]);
+const SKIP = new Set(["__typename", "id", "type", "project", "firstSeenAt", "lastEventAt", "deletedAt", "placeholder", "properties"]);
 
 function isItem(value: unknown): value is Item {
   return !!value && typeof value === "object" && typeof (value as Item).id === "string";
@@ -20,7 +20,8 @@ function itemLabel(item: Item): string {
 
 /** The card of every other type: its typed fields, links to related nodes, stored properties. */
 export function OtherCard({ node }: { node: NodeCard }) {
-  const entries = Object.entries(node).filter(([k]) => !SKIP.has(k));
+  const fields: [string, unknown][] = Object.entries(node);
+  const entries = fields.filter(([k]) => !SKIP.has(k));
   return (
     <section>
       <h3>Details</h3>

@@ -1,5 +1,5 @@
 import { RESUME_QUERY } from "../../api/queries";
-import type { CheckpointInfo, EnvironmentInfo, Json, MetricSeries, NodeCard, NodeSummary, Ref, ResumeAnswer, ResumeLink, RunResources } from "../../api/types";
+import type { NodeCardOf, Ref, ResumeLink, RunResources } from "../../api/types";
 import { useQuery } from "../../api/useQuery";
 import { metricCurves, pointCounts, seriesCurves, withoutMetrics } from "../../lib/curves";
 import { asObject, flatten, text } from "../../lib/json";
@@ -7,33 +7,6 @@ import { link } from "../../routes/route";
 import { Field, Fields, ObjectFields, Value } from "../Field";
 import { MetricChart } from "../MetricChart";
 import { NodeLink } from "../NodeLink";
-
-interface RunFields {
-  name: string | null;
-  runNumber: number | null;
-  status: string | null;
-  startedAt: string | null;
-  endedAt: string | null;
-  params: Json;
-  finalMetrics: Json;
-  finalStep: number | null;
-  conclusion: string | null;
-  interruptionCause: string | null;
-  resumedAtStep: number | null;
-  abortReason: string | null;
-  code: { repo: string | null; commit: string | null; dirty: boolean | null };
-  error: { type: string | null; message: string | null; traceback: string | null } | null;
-  resources: RunResources | null;
-  metricSeries: MetricSeries[];
-  experiment: { id: string; number: number | null; key: string | null; goal: string | null } | null;
-  inputs: { role: string | null; datasetVersion: Ref }[];
-  environment: EnvironmentInfo | null;
-  startedFrom: NodeSummary | null;
-  resumedFrom: ResumeLink[];
-  checkpoints: CheckpointInfo[];
-  outputs: Ref[];
-  modelVersions: Ref[];
-}
 
 /** How many links the card follows at most (a guard against an endless chain). */
 const MAX_RESUME_LINKS = 50;
@@ -67,7 +40,8 @@ function ResumeLinks({ links, seen }: { links: readonly ResumeLink[]; seen: Read
 function ResumeItem({ link, seen }: { link: ResumeLink; seen: ReadonlySet<string> }) {
   const runId = link.run?.id ?? null;
   const further = runId !== null && seen.size < MAX_RESUME_LINKS;
-  const { data, error } = useQuery<ResumeAnswer>(RESUME_QUERY, { id: runId }, !further);
+  const { data, error } = useQuery(RESUME_QUERY, { id: runId ?? "" }, !further);
+  const earlier = data?.node && "resumedFrom" in data.node ? data.node.resumedFrom : null;
   return (
     <>
       <li>
@@ -82,7 +56,7 @@ function ResumeItem({ link, seen }: { link: ResumeLink; seen: ReadonlySet<string
         )}
         {error && <span className="muted"> (earlier links not loaded: {error.message})</span>}
       </li>
-      {data?.node?.resumedFrom && <ResumeLinks links={data.node.resumedFrom} seen={seen} />}
+      {earlier && <ResumeLinks links={earlier} seen={seen} />}
     </>
   );
 }
@@ -121,8 +95,7 @@ function ResourcesFields({ resources }: { resources: RunResources | null }) {
 }
 
 /** A run: experiment, params, environment, code, inputs, resources, checkpoints, curves, outcome. */
-export function RunCard({ node }: { node: NodeCard }) {
-  const r = node as unknown as NodeCard & RunFields;
+export function RunCard({ node: r }: { node: NodeCardOf<"Run"> }) {
   const ended = r.status === "completed" || r.status === "failed";
   // The logged series first; a checkpoint's metrics only for a metric no series logged.
   const logged = seriesCurves(r.metricSeries);

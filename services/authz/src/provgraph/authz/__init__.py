@@ -15,7 +15,7 @@ from provgraph.authz.errors import (
 from provgraph.authz.guard import DEFAULT_CACHE_S, Authenticator, AuthLimits, warn_if_disabled
 from provgraph.authz.model import DEV_PRINCIPAL, Principal, Right
 from provgraph.authz.rules import authorize_events, required_right
-from provgraph.authz.store import MemoryPrincipals, Neo4jPrincipals, PrincipalSource
+from provgraph.authz.store import Neo4jPrincipals, PrincipalSource
 from provgraph.authz.tokens import bearer_token, hash_token, new_token
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "AuthUnavailableError",
     "Authenticator",
     "ForbiddenError",
-    "MemoryPrincipals",
     "Neo4jPrincipals",
     "Principal",
     "PrincipalSource",

@@ -1,4 +1,4 @@
-"""Where principals and grants are read: the projected state in Neo4j (one port, two adapters).
+"""Where principals and grants are read: the projected state in Neo4j (`PrincipalSource`).
 
 Tokens (`token.issued` / `token.revoked`) fold into `(:Principal {name, token_hash,
 token_issued_at, revoked_at, global_roles})`; grants (`access.granted` / `access.revoked`) fold
@@ -84,13 +84,3 @@ def grants_by_project(
 
 def _open(expires_at: str, cut: str) -> bool:
     return not expires_at or expires_at > cut
-
-
-class MemoryPrincipals:
-    """Principals held in memory, by token hash (unit tests, tools)."""
-
-    def __init__(self, principals: Mapping[str, Principal] | None = None) -> None:
-        self.principals: dict[str, Principal] = dict(principals or {})
-
-    def lookup(self, token_hash: str) -> Principal | None:
-        return self.principals.get(token_hash)

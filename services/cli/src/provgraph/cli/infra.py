@@ -12,7 +12,7 @@ from provgraph.core.eventlog import open_event_log
 from provgraph.core.settings import KafkaSettings, Neo4jSettings
 from provgraph.infra.launcher import Launcher
 from provgraph.infra.process import tail
-from provgraph.ingest.constraints import apply_schema
+from provgraph.ingest.projector.constraints import apply_schema
 
 SubParsers = argparse._SubParsersAction
 

@@ -14,6 +14,7 @@ from kafka.errors import KafkaError, TopicAlreadyExistsError
 
 from provgraph.client.errors import TransportError
 from provgraph.client.kafka_log import KafkaEventLog
+from provgraph.core import kafka_clients
 from provgraph.core.settings import KafkaSettings
 
 log = logging.getLogger(__name__)
@@ -29,12 +30,9 @@ EVENTS_CONFIG = {**LOG_CONFIG, TIMESTAMP_TYPE: LOG_APPEND_TIME}
 def ensure_topics(settings: KafkaSettings) -> list[str]:
     """Create the event log and dead-letter topics when missing, and give an existing event
     log the broker's append time; return the topics created."""
-    timeout_ms = int(settings.produce_timeout_s * 1000)  # Kafka down: an error, not a hang
-    admin = KafkaAdminClient(
-        bootstrap_servers=settings.kafka_bootstrap,
-        bootstrap_timeout_ms=timeout_ms,
-        request_timeout_ms=timeout_ms,
-        reconnect_backoff_max_ms=1000,
+    # Kafka down: an error within the producer's timeout, not a hang.
+    admin = kafka_clients.admin_client(
+        settings.kafka_bootstrap, timeout_s=settings.produce_timeout_s
     )
     try:
         existing = set(admin.list_topics())

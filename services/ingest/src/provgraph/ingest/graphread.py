@@ -1,5 +1,6 @@
-"""Read the projected graph back from Neo4j: the canonical form (for verify and hashes) and
-the owners of entities (for the ownership checks of ingest and the projector)."""
+"""Read the projected graph back from Neo4j, each read with its Cypher: the canonical form (for
+verify and hashes), and what the checks of ingest and the projector look up (the owners of
+entities, the records-discipline facts, the payload hashes of applied events)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,18 @@ from typing import Any
 
 from neo4j import Driver, RoutingControl
 
-from provgraph.ingest import cypher
 from provgraph.ingest.ports import GraphView, OwnerLookup
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
-from provgraph.ingest.projection.discipline import POLICY_HISTORY, RecordFacts, facts_of
+from provgraph.ingest.projection.discipline import (
+    CONTENT_FIELDS,
+    CONTENT_HASH,
+    POLICY_HISTORY,
+    RecordFacts,
+    facts_of,
+)
 from provgraph.ingest.projection.ownership import Owner
-from provgraph.schemas.graph import APPLIED_EVENT_LABEL, METRIC_SERIES_LABEL
+from provgraph.schemas.graph import APPLIED_EVENT_LABEL, METRIC_SERIES_LABEL, Label
+from provgraph.schemas.storage import CLAIMED, PLACEHOLDER
 
 _SCOPE = (
     f"(n:Entity OR n:{APPLIED_EVENT_LABEL} OR n:{METRIC_SERIES_LABEL})"
@@ -64,6 +71,16 @@ class Neo4jGraph(GraphView):
         return read_graph(self.driver, project, self.database)
 
 
+# Who owns the given entities now (`ports.OwnerLookup`): `claimed` as `merge.apply_node`
+# reads it, a defined node without the flag counting as claimed.
+OWNERS = f"""
+UNWIND $ids AS id
+MATCH (n:{Label.ENTITY} {{id: id}})
+RETURN n.id AS id, n.project AS project,
+       coalesce(n.{CLAIMED}, false) OR NOT coalesce(n.{PLACEHOLDER}, true) AS claimed
+"""
+
+
 def read_owners(
     driver: Driver,
     ids: Collection[str],
@@ -75,7 +92,7 @@ def read_owners(
     if not ids:
         return {}
     records, _, _ = driver.execute_query(
-        cypher.OWNERS, ids=sorted(ids), database_=database, routing_=routing
+        OWNERS, ids=sorted(ids), database_=database, routing_=routing
     )
     return {str(r["id"]): Owner(str(r["project"]), bool(r["claimed"])) for r in records}
 
@@ -122,6 +139,24 @@ class Neo4jPayloadHashes:
         return {str(r["event_id"]): str(r["payload_hash"]) for r in records}
 
 
+# What the records-discipline rules read (`ports.FactsLookup`, `projection.discipline`): the
+# contents of recorded environments, and the conclusion policy of projects.
+ENVIRONMENT_CONTENTS = f"""
+UNWIND $ids AS id
+MATCH (n:{Label.ENVIRONMENT} {{id: id}})
+WHERE n.{CONTENT_HASH} IS NOT NULL
+RETURN n.id AS id, n.{CONTENT_HASH} AS digest, coalesce(n.{CONTENT_FIELDS}, []) AS fields
+"""
+
+PROJECT_POLICIES = f"""
+UNWIND $projects AS project
+MATCH (n:{Label.PROJECT} {{id: 'project:' + project}})
+WITH project, n, [k IN keys(n) WHERE k STARTS WITH $prefix] AS entries
+WHERE size(entries) > 0
+RETURN project, [k IN entries | [substring(k, size($prefix)), n[k]]] AS history
+"""
+
+
 def read_discipline_facts(
     driver: Driver,
     environments: Collection[str],
@@ -135,7 +170,7 @@ def read_discipline_facts(
     policies: dict[str, dict[str, bool]] = {}
     if environments:
         records, _, _ = driver.execute_query(
-            cypher.ENVIRONMENT_CONTENTS,
+            ENVIRONMENT_CONTENTS,
             ids=sorted(environments),
             database_=database,
             routing_=routing,
@@ -143,7 +178,7 @@ def read_discipline_facts(
         found = {str(r["id"]): (str(r["digest"]), [str(f) for f in r["fields"]]) for r in records}
     if projects:
         records, _, _ = driver.execute_query(
-            cypher.PROJECT_POLICIES,
+            PROJECT_POLICIES,
             projects=sorted(projects),
             prefix=POLICY_HISTORY,
             database_=database,

@@ -1,11 +1,8 @@
-"""The HTTP ingest service: POST /v1/events -> validate against the contract -> Kafka log.
+"""The HTTP ingest app: POST /v1/events -> validate against the contract -> Kafka log.
 
-Run it with ``python -m provgraph.ingest.app`` (on PROVGRAPH_INGEST_HOST:PORT) or
-``uvicorn provgraph.ingest.app:create_app --factory --http HTTP`` where HTTP is
-`provgraph.core.server.HTTP_PROTOCOL_OPTION` (JSON errors down to the HTTP parser, as
-`provgraph services up` runs it); settings come from PROVGRAPH_* vars.
 At start it creates the event-log and dead-letter topics when missing and connects an
-idempotent producer. docs/ingest.md is the API reference.
+idempotent producer. The process entry is `provgraph.ingest.app`; docs/ingest.md is the API
+reference.
 """
 
 from __future__ import annotations
@@ -23,14 +20,14 @@ from provgraph.client.eventlog import EventLog
 from provgraph.core.eventlog import open_event_log
 from provgraph.core.http import install_error_handlers
 from provgraph.core.metrics import AnswerObserver
-from provgraph.ingest.errors import EventLogUnavailableError
-from provgraph.ingest.events import Context, IngestContext, events_router
 from provgraph.ingest.graphread import Neo4jDisciplineFacts, Neo4jOwners, Neo4jPayloadHashes
-from provgraph.ingest.integrity import PayloadHashes
-from provgraph.ingest.metrics import IngestMetrics
-from provgraph.ingest.openlineage.routes import openlineage_router
+from provgraph.ingest.http.errors import EventLogUnavailableError
+from provgraph.ingest.http.events import Context, IngestContext, events_router
+from provgraph.ingest.http.integrity import PayloadHashes
+from provgraph.ingest.http.metrics import IngestMetrics
+from provgraph.ingest.http.openlineage import openlineage_router
+from provgraph.ingest.http.readiness import ReadinessCache, event_log_probe
 from provgraph.ingest.ports import FactsLookup, OwnerLookup
-from provgraph.ingest.readiness import ReadinessCache, event_log_probe
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas.version import __version__
 
@@ -156,16 +153,3 @@ def create_app(
     app.include_router(events_router)
     app.include_router(openlineage_router)
     return app
-
-
-def serve(settings: IngestSettings | None = None) -> None:
-    """Serve the ingest app on `ingest_host:ingest_port` until interrupted."""
-    from provgraph.core.server import serve as serve_app  # uvicorn: only when serving
-
-    settings = settings if settings is not None else IngestSettings()
-    app = create_app(settings)
-    serve_app(app, settings.ingest_host, settings.ingest_port, log_level="info")
-
-
-if __name__ == "__main__":
-    serve()

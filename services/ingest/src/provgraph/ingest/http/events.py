@@ -2,7 +2,7 @@
 
 A body is read (bounded by `max_body_bytes`), parsed into items, validated against the
 contract, authorised for the caller and appended to the event log, all or nothing; the
-OpenLineage routes (`provgraph.ingest.openlineage.routes`) turn their items into provgraph
+OpenLineage routes (`provgraph.ingest.http.openlineage`) turn their items into provgraph
 events and take the same path.
 """
 
@@ -24,7 +24,7 @@ from provgraph.authz import AuthError, Principal, PrincipalSource, authorize_eve
 from provgraph.authz.web import authenticate
 from provgraph.client.errors import TransportError
 from provgraph.client.eventlog import PRINCIPAL_HEADER, Appended, EventLog
-from provgraph.ingest.errors import (
+from provgraph.ingest.http.errors import (
     BatchValidationError,
     BodyTooLargeError,
     ConclusionRequiredError,
@@ -38,16 +38,16 @@ from provgraph.ingest.errors import (
     TooManyEventsError,
     append_failed,
 )
-from provgraph.ingest.integrity import (
+from provgraph.ingest.http.integrity import (
     PayloadHashes,
     batch_duplicates,
     check_applied,
     check_discipline,
     future_events,
 )
-from provgraph.ingest.metrics import IngestMetrics
+from provgraph.ingest.http.metrics import IngestMetrics
+from provgraph.ingest.http.readiness import ReadinessCache
 from provgraph.ingest.ports import FactsLookup, OwnerLookup
-from provgraph.ingest.readiness import ReadinessCache
 from provgraph.ingest.screening import authorize_ownership
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import MAX_BATCH_EVENTS, Event, validate_batch

@@ -13,11 +13,11 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from provgraph.ingest.errors import (
+from provgraph.ingest.http.errors import (
     ConclusionRequiredError,
     EnvironmentChangedError,
     EventIdConflictError,
@@ -45,21 +45,6 @@ class PayloadHashes(Protocol):
     def payload_hashes(self, event_ids: Collection[str]) -> dict[str, str]:
         """The stored hash of each of `event_ids` that is applied (absent: not applied)."""
         ...
-
-
-class MemoryPayloadHashes:
-    """`PayloadHashes` held in memory (unit tests, tools): `applied` maps event_id -> hash."""
-
-    def __init__(self, applied: Mapping[str, str] | None = None) -> None:
-        self.applied: dict[str, str] = dict(applied or {})
-
-    def payload_hashes(self, event_ids: Collection[str]) -> dict[str, str]:
-        return {i: self.applied[i] for i in event_ids if i in self.applied}
-
-    def apply(self, events: Sequence[Event]) -> None:
-        """Record `events` as applied (the first payload of an event_id stays)."""
-        for event in events:
-            self.applied.setdefault(str(event.event_id), event_hash(event))
 
 
 def batch_duplicates(events: Sequence[Event]) -> list[BatchError]:

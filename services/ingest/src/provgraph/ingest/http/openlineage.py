@@ -14,8 +14,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 
 from provgraph.authz.web import authenticate
-from provgraph.ingest.errors import BatchValidationError, InvalidBodyError
-from provgraph.ingest.events import (
+from provgraph.ingest.http.errors import BatchValidationError, InvalidBodyError
+from provgraph.ingest.http.events import (
     Caller,
     Context,
     EventLogDep,

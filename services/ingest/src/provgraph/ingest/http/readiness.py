@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from provgraph.client.errors import TransportError
 from provgraph.client.eventlog import EventLog
-from provgraph.ingest.errors import EventLogError, NotReadyError
+from provgraph.ingest.http.errors import EventLogError, NotReadyError
 from provgraph.ingest.settings import IngestSettings
 
 

@@ -1,8 +1,8 @@
-"""OpenLineage compatibility: the ``/api/v1/lineage`` endpoints, spec validation, wrapping.
+"""OpenLineage compatibility: spec validation and wrapping, for HTTP ingest and the projector.
 
 `wrap` turns an OpenLineage event into a provgraph event; `decode_log_value` reads a record
 of the event log that may be a raw OpenLineage event (OpenLineage's Kafka transport).
-The router lives in `provgraph.ingest.openlineage.routes` (the ingest app includes it).
+The ``/api/v1/lineage`` endpoints live in `provgraph.ingest.http.openlineage`.
 """
 
 from provgraph.ingest.openlineage.names import NamespaceMap

@@ -1,8 +1,8 @@
 """The pure projection: event -> graph mutations, with no I/O.
 
 `project_event` is the one entry point; each area module registers the projection of its
-event types on import. The writers (`provgraph.ingest.writer` for Neo4j,
-`provgraph.ingest.memory_graph` in memory) apply the mutations.
+event types on import. The writers (`provgraph.ingest.projector.writer` for Neo4j,
+`provgraph.ingest.tools.memory_graph` in memory) apply the mutations.
 """
 
 from __future__ import annotations

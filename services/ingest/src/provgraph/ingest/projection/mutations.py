@@ -22,7 +22,7 @@ from provgraph.schemas.storage import Primitive, Value, series_id
 class ProjectionError(Exception):
     """Root of the projection's errors: the event cannot be turned into mutations."""
 
-    reason = "projection"  # the dead letter's reason code (`provgraph.ingest.rejections`)
+    reason = "projection"  # the dead letter's reason code (`provgraph.ingest.projector.rejections`)
 
 
 @dataclass(frozen=True)

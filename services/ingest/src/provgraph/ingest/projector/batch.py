@@ -32,7 +32,7 @@ from provgraph.client.eventlog import PRINCIPAL_HEADER
 from provgraph.ingest.openlineage.wrap import decode_log_value
 from provgraph.ingest.ports import BatchWriter, LogRecord, PartitionOffset, Poison
 from provgraph.ingest.projection import EventMutations, LogStamp, project_event
-from provgraph.ingest.rejections import (
+from provgraph.ingest.projector.rejections import (
     OccurredInFuture,
     RejectedEvents,
     StoreRejected,
@@ -53,7 +53,7 @@ __all__ = [
     "parse_records",
     "write_isolated",
 ]
-from provgraph.ingest.storable import check_storable
+from provgraph.ingest.projector.storable import check_storable
 from provgraph.schemas import Event
 from provgraph.schemas.storage import format_time
 

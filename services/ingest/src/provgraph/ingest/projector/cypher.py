@@ -1,4 +1,4 @@
-"""Every Cypher query of the projector, in one place (and the owners lookup ingest shares).
+"""Every Cypher query of the projector's writer, in one place (its reads: `graphread`).
 
 Each query takes `UNWIND $rows AS row` and names labels in every MATCH/MERGE, so each MERGE
 key is a uniqueness-constraint lookup. Labels and relationship types come from the graph model
@@ -7,7 +7,6 @@ enums only (never from event data), so building the text per kind is safe.
 
 from __future__ import annotations
 
-from provgraph.ingest.projection.discipline import CONTENT_FIELDS, CONTENT_HASH
 from provgraph.ingest.projection.ownership import CLAIMED_LABELS
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
@@ -22,7 +21,6 @@ from provgraph.schemas.storage import (
     CLAIMED,
     EDGE_VERSION,
     ID,
-    PLACEHOLDER,
     PROJECT,
     SERIES_NAME,
     SERIES_RUN,
@@ -75,32 +73,6 @@ MERGE (s:{METRIC_SERIES_LABEL} {{{ID}: row.id}})
 ON CREATE SET s.{SERIES_RUN} = row.run, s.{SERIES_NAME} = row.name, s.{PROJECT} = row.project
 FOREACH (k IN [k IN keys(row.lww) WHERE coalesce(s['{_VPREFIX}' + k], '') < row.lww[k].v] |
     SET s[k] = row.lww[k].value, s['{_VPREFIX}' + k] = row.lww[k].v)
-"""
-
-# Who owns the given entities now (`ports.OwnerLookup`): `claimed` as `merge.apply_node`
-# reads it, a defined node without the flag counting as claimed.
-OWNERS = f"""
-UNWIND $ids AS id
-MATCH (n:{Label.ENTITY} {{id: id}})
-RETURN n.id AS id, n.project AS project,
-       coalesce(n.{CLAIMED}, false) OR NOT coalesce(n.{PLACEHOLDER}, true) AS claimed
-"""
-
-# What the records-discipline rules read (`ports.FactsLookup`, `projection.discipline`): the
-# contents of recorded environments, and the conclusion policy of projects.
-ENVIRONMENT_CONTENTS = f"""
-UNWIND $ids AS id
-MATCH (n:{Label.ENVIRONMENT} {{id: id}})
-WHERE n.{CONTENT_HASH} IS NOT NULL
-RETURN n.id AS id, n.{CONTENT_HASH} AS digest, coalesce(n.{CONTENT_FIELDS}, []) AS fields
-"""
-
-PROJECT_POLICIES = f"""
-UNWIND $projects AS project
-MATCH (n:{Label.PROJECT} {{id: 'project:' + project}})
-WITH project, n, [k IN keys(n) WHERE k STARTS WITH $prefix] AS entries
-WHERE size(entries) > 0
-RETURN project, [k IN entries | [substring(k, size($prefix)), n[k]]] AS history
 """
 
 _EDGE = """

@@ -18,7 +18,7 @@ from kafka.errors import KafkaError
 
 from provgraph.client.errors import TransportError
 from provgraph.client.kafka_log import Record
-from provgraph.ingest.rejections import Reason, one_line, reason_of
+from provgraph.ingest.projector.rejections import Reason, one_line, reason_of
 from provgraph.ingest.settings import IngestSettings
 
 MAX_MESSAGE_BYTES = 4096

@@ -1,17 +1,18 @@
-"""The event log read from Kafka: the projector's group member, and whole-log reads for replay."""
+"""The event log read from Kafka by the projector: one member of its consumer group."""
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
+from kafka import ConsumerRebalanceListener, TopicPartition
 from kafka.structs import OffsetAndMetadata
 
+from provgraph.core import kafka_clients
 from provgraph.ingest.ports import EventSource, LogRecord, PartitionOffset
-from provgraph.ingest.progress import client_id, progress_stamp
+from provgraph.ingest.projector.progress import client_id, progress_stamp
 from provgraph.ingest.settings import IngestSettings
 
 # Commits are a progress hint (Neo4j holds the applied offsets): never wait long for one.
@@ -49,13 +50,12 @@ class KafkaEventSource(EventSource):
         self._topic = settings.events_topic
         self.poll_timeout_ms = settings.projector_poll_timeout_ms
         self.max_records = settings.projector_max_batch
-        self.consumer = KafkaConsumer(
-            bootstrap_servers=settings.kafka_bootstrap,
+        self.consumer = kafka_clients.consumer(
+            settings.kafka_bootstrap,
             group_id=settings.projector_group,
             # The group names its members by client id: `services status` finds this process.
             client_id=client_id(os.getpid()),
             reconnect_backoff_max_ms=settings.projector_reconnect_backoff_max_ms,
-            enable_auto_commit=False,
             auto_offset_reset="earliest",
             max_poll_records=settings.projector_max_batch,
             session_timeout_ms=settings.projector_session_timeout_ms,
@@ -114,7 +114,7 @@ class KafkaEventSource(EventSource):
 
     def commit(self, done: Sequence[PartitionOffset]) -> None:
         """Commit the position after each processed offset to the group, stamped with the
-        time (`provgraph.ingest.progress`: how `services status` sees progress)."""
+        time (`provgraph.ingest.projector.progress`: how `services status` sees progress)."""
         stamp = progress_stamp()
         self.consumer.commit(
             {
@@ -135,35 +135,3 @@ class KafkaEventSource(EventSource):
     def close(self) -> None:
         """Leave the group without committing anything more."""
         self.consumer.close(autocommit=False)
-
-
-def read_log(settings: IngestSettings, batch: int = 5000) -> Iterator[list[LogRecord]]:
-    """Every record of the event log from offset 0 to its end now, in poll batches."""
-    consumer = KafkaConsumer(
-        bootstrap_servers=settings.kafka_bootstrap, enable_auto_commit=False, group_id=None
-    )
-    try:
-        tps = _partitions(consumer, settings.events_topic)
-        consumer.assign(tps)
-        consumer.seek_to_beginning(*tps)
-        ends = consumer.end_offsets(tps)
-        while any(consumer.position(tp) < ends[tp] for tp in tps):
-            polled = consumer.poll(timeout_ms=1000, max_records=batch)
-            yield [r for tp in tps for r in polled.get(tp, []) if r.offset < ends[tp]]
-    finally:
-        consumer.close(autocommit=False)
-
-
-def log_size(settings: IngestSettings) -> int:
-    """How many records the log holds now (end offsets minus beginning offsets)."""
-    consumer = KafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, group_id=None)
-    try:
-        tps = _partitions(consumer, settings.events_topic)
-        ends, begins = consumer.end_offsets(tps), consumer.beginning_offsets(tps)
-        return sum(ends[tp] - begins[tp] for tp in tps)
-    finally:
-        consumer.close()
-
-
-def _partitions(consumer: KafkaConsumer, topic: str) -> list[TopicPartition]:
-    return [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]

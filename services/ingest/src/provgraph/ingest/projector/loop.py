@@ -1,15 +1,15 @@
 """The projector: Kafka event log -> pure projection -> Neo4j, with exactly-once effect.
 
-Per poll batch: parse and project every record (`provgraph.ingest.batch`: poison records go
-to the dead-letter sink, acknowledged before anything else), write the batch and the last
-offset per partition in one Neo4j transaction, then commit the Kafka offsets. A write the
-store refuses is split until the refused records are alone; they are dead-lettered and the
-rest applied, so one bad record never stops projection: only an unreachable Neo4j or Kafka
-makes the loop wait. On partition assignment the source seeks past the offset stored in
-Neo4j, so Kafka commits are only a progress hint for monitoring.
+Per poll batch: parse and project every record (`batch`: poison records go to the dead-letter
+sink, acknowledged before anything else), write the batch and the last offset per partition
+in one Neo4j transaction, then commit the Kafka offsets. A write the store refuses is split
+until the refused records are alone; they are dead-lettered and the rest applied, so one bad
+record never stops projection: only an unreachable Neo4j or Kafka makes the loop wait. On
+partition assignment the source seeks past the offset stored in Neo4j, so Kafka commits are
+only a progress hint for monitoring.
 
 The loop runs on ports (`provgraph.ingest.ports`): its event source, writer and dead-letter
-sink are parameters; `provgraph.ingest.cli.build_projector` wires the production ones.
+sink are parameters; `run.build_projector` wires the production ones.
 """
 
 from __future__ import annotations
@@ -24,14 +24,6 @@ from typing import Any
 from kafka.errors import KafkaError
 
 from provgraph.client.errors import TransportError
-from provgraph.ingest.batch import (
-    Interrupted,
-    Parsed,
-    apply_batch,
-    describe,
-    is_unavailable,
-    parse_records,
-)
 from provgraph.ingest.ports import (
     BatchWriter,
     DeadLetterSink,
@@ -40,7 +32,15 @@ from provgraph.ingest.ports import (
     PartitionOffset,
     Poison,
 )
-from provgraph.ingest.rejections import one_line
+from provgraph.ingest.projector.batch import (
+    Interrupted,
+    Parsed,
+    apply_batch,
+    describe,
+    is_unavailable,
+    parse_records,
+)
+from provgraph.ingest.projector.rejections import one_line
 from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings
 

@@ -21,7 +21,7 @@ from provgraph.ingest.settings import IngestSettings
 _STAMP_KEY = "progress_at"
 _CLIENT_ID_PREFIX = "provgraph-projector-"
 # A status command must answer quickly, also when Kafka is down.
-_STATUS_TIMEOUT_MS = 5000
+_STATUS_TIMEOUT_S = 5.0
 
 
 def progress_stamp(now: float | None = None) -> str:
@@ -89,14 +89,13 @@ def verdict(
 
 def read_group(settings: IngestSettings) -> GroupView:
     """The projector's group as Kafka has it now (KafkaError when Kafka does not answer)."""
-    from kafka import KafkaAdminClient, TopicPartition
+    from kafka import TopicPartition
     from kafka.admin import OffsetSpec
 
-    admin = KafkaAdminClient(
-        bootstrap_servers=settings.kafka_bootstrap,
-        client_id="provgraph-status",
-        bootstrap_timeout_ms=_STATUS_TIMEOUT_MS,
-        request_timeout_ms=_STATUS_TIMEOUT_MS,
+    from provgraph.core import kafka_clients
+
+    admin = kafka_clients.admin_client(
+        settings.kafka_bootstrap, timeout_s=_STATUS_TIMEOUT_S, client_id="provgraph-status"
     )
     try:
         group = settings.projector_group

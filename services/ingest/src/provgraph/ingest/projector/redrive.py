@@ -18,11 +18,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from kafka import KafkaConsumer, TopicPartition
+from kafka import TopicPartition
 from kafka.structs import OffsetAndMetadata
 
 from provgraph.client.kafka_log import KafkaEventLog, Record
-from provgraph.ingest.deadletter import (
+from provgraph.core import kafka_clients
+from provgraph.ingest.openlineage.wrap import decode_log_value
+from provgraph.ingest.projector.deadletter import (
     ERROR_HEADER,
     ERROR_MESSAGE,
     SOURCE_OFFSET,
@@ -31,8 +33,7 @@ from provgraph.ingest.deadletter import (
     own_headers,
     reason_in,
 )
-from provgraph.ingest.openlineage.wrap import decode_log_value
-from provgraph.ingest.rejections import PARKED
+from provgraph.ingest.projector.rejections import PARKED
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import REGISTRY
 from provgraph.schemas.registry import type_and_version
@@ -88,9 +89,7 @@ class DeadLetterReader:
 
     def __init__(self, settings: IngestSettings, group: str | None = None) -> None:
         self.topic = settings.dead_letter_topic
-        self.consumer = KafkaConsumer(
-            bootstrap_servers=settings.kafka_bootstrap, group_id=group, enable_auto_commit=False
-        )
+        self.consumer = kafka_clients.consumer(settings.kafka_bootstrap, group_id=group)
         parts = self.consumer.partitions_for_topic(self.topic) or set()
         self.tps = [TopicPartition(self.topic, p) for p in sorted(parts)]
         self.consumer.assign(self.tps)

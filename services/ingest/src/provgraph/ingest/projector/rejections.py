@@ -5,7 +5,7 @@ Every dead letter says why in one snake_case code (the `provgraph-reason` header
 names its reason with a `reason` class attribute (`ProjectionError` and its subclasses do);
 the contract's own errors are mapped by type. Records of an event type or schema version this
 reader does not know are *parked*: kept, and appended to the log again once an upgraded
-projector understands them (`provgraph.ingest.redrive`).
+projector understands them (`provgraph.ingest.projector.redrive`).
 """
 
 from __future__ import annotations

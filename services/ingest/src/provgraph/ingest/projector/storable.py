@@ -3,7 +3,7 @@
 The contract already refuses most values a store cannot hold; this check is the projector's
 own, so that every known refusal is decided from the event alone, the same way live, in
 `replay` and in `verify` (which folds in memory, where anything would fit). A write the store
-refuses anyway is isolated by the projector (`provgraph.ingest.batch`).
+refuses anyway is isolated by the projector (`provgraph.ingest.projector.batch`).
 
 Neo4j stores a property as a primitive (64-bit integer, float, boolean, string) or an array of
 primitives of one type; the driver encodes text as UTF-8 (a lone surrogate cannot be).
@@ -25,7 +25,7 @@ from provgraph.ingest.projection.mutations import (
     ResolveReads,
     SeriesUpsert,
 )
-from provgraph.ingest.rejections import StoreRejected
+from provgraph.ingest.projector.rejections import StoreRejected
 
 INT64 = (-(2**63), 2**63 - 1)
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
-from provgraph.ingest import cypher
 from provgraph.ingest.graphread import read_discipline_facts, read_owners
 from provgraph.ingest.ports import BatchWriter, PartitionOffset
 from provgraph.ingest.projection import event_props
@@ -45,7 +44,8 @@ from provgraph.ingest.projection.resolution import (
     Version,
     plan,
 )
-from provgraph.ingest.rejections import first_copies
+from provgraph.ingest.projector import cypher
+from provgraph.ingest.projector.rejections import first_copies
 from provgraph.schemas.graph import INFERRED, Label
 
 CHUNK_ROWS = 2000

@@ -13,13 +13,13 @@ from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import issued_name
 
 if TYPE_CHECKING:  # the Kafka clients load only when a command runs
-    from provgraph.ingest.redrive import DeadLetter, Redriven
+    from provgraph.ingest.projector.redrive import DeadLetter, Redriven
 
 _VALUE_CHARS = 300
 
 
 def _list(args: argparse.Namespace) -> int:
-    from provgraph.ingest.redrive import DeadLetterReader
+    from provgraph.ingest.projector.redrive import DeadLetterReader
 
     settings = IngestSettings()
     reader = DeadLetterReader(settings)
@@ -36,7 +36,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from provgraph.ingest.redrive import DeadLetterReader
+    from provgraph.ingest.projector.redrive import DeadLetterReader
 
     reader = DeadLetterReader(IngestSettings())
     shown = 0
@@ -68,8 +68,8 @@ def describe_letter(letter: DeadLetter) -> str:
 
 
 def _redrive(args: argparse.Namespace) -> int:
-    from provgraph.ingest.redrive import Appender, DeadLetterReader, redrive
-    from provgraph.ingest.rejections import PARKED
+    from provgraph.ingest.projector.redrive import Appender, DeadLetterReader, redrive
+    from provgraph.ingest.projector.rejections import PARKED
 
     settings = IngestSettings()
     reasons = frozenset(args.reason or PARKED)
@@ -95,7 +95,7 @@ def _progress(done: Redriven, total: int) -> None:
 
 def register(sub: Any) -> None:
     """Add `provgraph deadletters` and its commands."""
-    from provgraph.ingest.rejections import PARKED, Reason
+    from provgraph.ingest.projector.rejections import PARKED, Reason
 
     group = sub.add_parser("deadletters", help="inspect the dead-letter topic; redrive letters")
     commands = group.add_subparsers(dest="deadletters_command", required=True)

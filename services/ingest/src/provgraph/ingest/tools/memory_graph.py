@@ -44,7 +44,7 @@ from provgraph.ingest.projection.resolution import (
     Version,
     plan,
 )
-from provgraph.ingest.rejections import first_copies
+from provgraph.ingest.projector.rejections import first_copies
 from provgraph.schemas import Event
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
@@ -129,7 +129,7 @@ class MemoryGraph(BatchWriter, GraphView):
         return {p: o for (t, p), o in self.offsets.items() if t == topic}
 
     def owners(self, ids: Collection[str]) -> dict[str, Owner]:
-        """The stored owner of each of `ids` in the graph (as `cypher.OWNERS` reads it)."""
+        """The stored owner of each of `ids` in the graph (as `graphread.OWNERS` reads it)."""
         found = {}
         for node_id in ids:
             if node_id in self.nodes:
@@ -142,7 +142,7 @@ class MemoryGraph(BatchWriter, GraphView):
         self, environments: Collection[str], projects: Collection[str]
     ) -> RecordFacts:
         """The stored contents of `environments` and the policy history of `projects` (as
-        `cypher.ENVIRONMENT_CONTENTS` and `cypher.PROJECT_POLICIES` read them)."""
+        `graphread.ENVIRONMENT_CONTENTS` and `graphread.PROJECT_POLICIES` read them)."""
         found: dict[str, tuple[str, list[str]]] = {}
         for env in environments:
             props = self.nodes[env][1] if env in self.nodes else {}

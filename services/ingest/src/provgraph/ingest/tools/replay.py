@@ -7,13 +7,13 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from provgraph.ingest.batch import apply_batch, parse_records
-from provgraph.ingest.log_order import read_log_in_order
 from provgraph.ingest.ports import Poison
 from provgraph.ingest.projection import EventMutations
+from provgraph.ingest.projector.batch import apply_batch, parse_records
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.writer import GraphWriter
+from provgraph.ingest.tools.log_reader import read_log_in_order
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL, METRIC_SERIES_LABEL
 
 _COUNT_GRAPH = (

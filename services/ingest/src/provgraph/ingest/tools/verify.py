@@ -5,11 +5,11 @@ from __future__ import annotations
 from neo4j import Driver
 
 from provgraph.ingest.graphread import Neo4jGraph
-from provgraph.ingest.memory_graph import MemoryGraph
 from provgraph.ingest.projection.canonical import CanonicalGraph, diff
-from provgraph.ingest.replay import fold_log
 from provgraph.ingest.screening import disciplined, owned
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.memory_graph import MemoryGraph
+from provgraph.ingest.tools.replay import fold_log
 
 
 def expected_graph(settings: IngestSettings, project: str | None = None) -> CanonicalGraph:

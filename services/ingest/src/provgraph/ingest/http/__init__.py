@@ -1,0 +1,1 @@
+"""The HTTP ingest service: validate, authorise and append events to the log (`app`)."""

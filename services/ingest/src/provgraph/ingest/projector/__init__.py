@@ -1,0 +1,2 @@
+"""The projector process: the event log folded into Neo4j with exactly-once effect (`loop`),
+wired and run by `run`."""

@@ -17,7 +17,8 @@ WITH_ENV := set -a && . ./$(ENV_FILE) && set +a &&
 # The web explorer (web/, served by the query service at /ui): rebuilt when its sources change.
 UI_BUILT := web/dist/index.html
 UI_SOURCES := web/package.json web/package-lock.json web/index.html web/graphiql.html \
-	web/vite.config.ts web/tsconfig.json $(shell find web/src -type f 2>/dev/null)
+	web/vite.config.ts web/tsconfig.json web/codegen.ts web/eslint.config.js web/schema.graphql \
+	$(shell find web/src -type f 2>/dev/null)
 
 .PHONY: install system-deps infra-up up down wipe status logs test test-unit lint typecheck schemas bench \
 	bench-deps clean ui dbt-venv

@@ -1,9 +1,9 @@
 """The contracts of the projector's event source and dead-letter sink ports.
 
 One abstract test class per port; each adapter's test subclasses it: the fakes in the unit
-tests (tests/unit/ingest/test_projector_ports.py), Kafka in the integration tests
-(tests/integration/projector/test_projector_ports.py). The writer port's contract is in
-graph_writer_contract.py.
+tests (tests/unit/ingest/test_projector_ports_fakes.py), Kafka in the integration tests
+(tests/integration/projector/test_projector_ports_kafka.py). The writer port's contract is in
+tests/contracts/graph_writer.py.
 """
 
 from __future__ import annotations

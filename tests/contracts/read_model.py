@@ -1,8 +1,8 @@
 """The ReadModel contract: one graph, one set of expected answers, every adapter held to them.
 
 `ReadModelContract` is run against each adapter of the port: the in-memory `FakeReader`
-(tests/unit/query/test_query_read_model_contract.py) and `GraphReader` over the real Neo4j
-(tests/integration/query/test_query_read_model_contract.py). Each loads the same
+(tests/unit/query/test_query_read_model_fake.py) and `GraphReader` over the real Neo4j
+(tests/integration/query/test_query_read_model_neo4j.py). Each loads the same
 `ContractGraph`, two projects with edges between them, and must answer every question the same
 way, above all what the caller's scope hides: a node of an unreadable project is answered like
 a missing one, and no traversal passes through it.

@@ -1,6 +1,6 @@
 """The event-source and dead-letter contracts on Kafka: the adapters the projector runs on.
 
-The same contracts run on the fakes in tests/unit/ingest/test_projector_ports.py.
+The same contracts run on the fakes in tests/unit/ingest/test_projector_ports_fakes.py.
 """
 
 from __future__ import annotations

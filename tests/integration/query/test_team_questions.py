@@ -50,7 +50,7 @@ def stored(day: int, hhmm: str) -> str:
 
 class Story:
     """Events of one project, written with the principal ingest would have stamped (the
-    Principal's node id, as `ingest.events` stamps it)."""
+    Principal's node id, as `ingest.http.events` stamps it)."""
 
     def __init__(self, project: str) -> None:
         self.p = project

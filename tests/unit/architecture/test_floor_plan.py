@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,6 +102,25 @@ def test_the_list_of_parts_is_what_is_on_disk() -> None:
     breaks the install."""
     assert sorted(PARTS) == sorted(_parts_on_disk())
     assert len(set(PARTS)) == len(PARTS)
+
+
+# The files that install or check the parts; each reads pyproject.toml's list instead of its own.
+BUILD_FILES = ("Makefile", "infra/Dockerfile", ".ci/run")
+
+
+@pytest.mark.parametrize("name", BUILD_FILES)
+def test_no_build_file_writes_its_own_list_of_parts(name: str) -> None:
+    """A second list goes stale the day a part is added: no line names more than two parts."""
+    listing = [
+        f"{number}: {line.strip()}"
+        for number, line in enumerate((ROOT / name).read_text().splitlines(), start=1)
+        if sum(
+            re.search(rf"(?<![\w-])(?<![\w-]/){re.escape(part)}(?![\w/-])", line) is not None
+            for part in PARTS
+        )
+        > 2
+    ]
+    assert listing == [], f"{name} lists parts itself: {listing}"
 
 
 def test_every_part_is_on_the_floor_plan() -> None:

@@ -1,6 +1,6 @@
 """Fakes of the projector's ports, for unit tests of its loop (no broker, no database).
 
-They pass the same contract suites as the Kafka adapters (test_projector_ports.py), so a loop
+They pass the same contract suites as the Kafka adapters (test_projector_ports_fakes.py), so a loop
 test on them means what it says. Faults are queued explicitly: `poll_errors`, `send_errors`.
 """
 

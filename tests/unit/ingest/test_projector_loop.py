@@ -1,6 +1,6 @@
 """The projector's loop on fakes of its ports: no broker, no database.
 
-The fakes pass the same contracts as the Kafka adapters (test_projector_ports.py) and the
+The fakes pass the same contracts as the Kafka adapters (test_projector_ports_fakes.py) and the
 writer is the in-memory graph, which passes the writer contract. The loop runs once against
 the real broker and Neo4j in tests/integration/projector.
 """

@@ -1,6 +1,6 @@
 """The event-source and dead-letter contracts on the fakes the projector's loop tests use.
 
-The same contracts run on Kafka in tests/integration/projector/test_projector_ports.py.
+The same contracts run on Kafka in tests/integration/projector/test_projector_ports_kafka.py.
 """
 
 from __future__ import annotations

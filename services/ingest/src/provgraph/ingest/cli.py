@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import Any
 
+from provgraph.core.commands import command
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools import deadletter_cli
 
@@ -74,24 +75,20 @@ def _graph_hash(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the projector and audit sub-commands to the `provgraph` command line."""
-    p = sub.add_parser("projector", help="fold the event log into Neo4j (a consumer group)")
+    p = command(sub, "projector", _projector, "fold the event log into Neo4j (a consumer group)")
     p.add_argument("--topic", help="event log topic (default: PROVGRAPH_EVENTS_TOPIC)")
     p.add_argument("--until-idle", action="store_true", help="exit once caught up")
     p.add_argument("--timeout", type=float, default=600.0, help="--until-idle limit, seconds")
-    p.set_defaults(func=_projector)
 
-    p = sub.add_parser("replay", help="rebuild the graph from offset 0 into an empty database")
+    p = command(sub, "replay", _replay, "rebuild the graph from offset 0 into an empty database")
     p.add_argument("--topic", help="event log topic")
     p.add_argument("--force", action="store_true", help="fold into a non-empty database")
-    p.set_defaults(func=_replay)
 
-    p = sub.add_parser("verify", help="fold the log in memory and compare it with Neo4j")
+    p = command(sub, "verify", _verify, "fold the log in memory and compare it with Neo4j")
     p.add_argument("--topic", help="event log topic")
     p.add_argument("--project", help="compare only this project's part of the graph")
-    p.set_defaults(func=_verify)
 
-    p = sub.add_parser("graph-hash", help="print a canonical hash of the graph")
+    p = command(sub, "graph-hash", _graph_hash, "print a canonical hash of the graph")
     p.add_argument("--project", help="hash only this project's part of the graph")
-    p.set_defaults(func=_graph_hash)
 
     deadletter_cli.register(sub)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
 from provgraph.query.connect import command_readers
 from provgraph.query.errors import InvalidArgumentError
@@ -81,8 +82,8 @@ def _runs_with(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add `best`, `env-diff` and `runs-with` to the `provgraph` parser."""
-    p = sub.add_parser(
-        "best", help="the best model version by a metric on one evaluation set, and why"
+    p = command(
+        sub, "best", _best, "the best model version by a metric on one evaluation set, and why"
     )
     p.add_argument("model", help="a model id (model:demo-llm/chat-1b), or a name with --project")
     p.add_argument("--metric", required=True, help="the evaluation metric, e.g. acc")
@@ -100,17 +101,18 @@ def register(sub: Any) -> None:
         help="a larger value is better (default: lower, as for a loss)",
     )
     add_json_option(p)
-    p.set_defaults(func=_best)
 
-    p = sub.add_parser(
-        "env-diff", help="what changed between two environment snapshots, along their chain"
+    p = command(
+        sub,
+        "env-diff",
+        _env_diff,
+        "what changed between two environment snapshots, along their chain",
     )
     p.add_argument("a", help="the earlier snapshot, e.g. environment:demo-llm/trainer-2026-01")
     p.add_argument("b", help="the later snapshot")
     add_json_option(p)
-    p.set_defaults(func=_env_diff)
 
-    p = sub.add_parser("runs-with", help="the runs that ran with a package (at a version)")
+    p = command(sub, "runs-with", _runs_with, "the runs that ran with a package (at a version)")
     p.add_argument("package", help="PACKAGE or PACKAGE==VERSION, e.g. torch==2.5.1")
     p.add_argument("--project", help="only this project's environments")
     p.add_argument(
@@ -120,4 +122,3 @@ def register(sub: Any) -> None:
         help=f"runs to list at most (default {RUNS_WITH_DEFAULT}, at most {RUNS_WITH_MAX})",
     )
     add_json_option(p)
-    p.set_defaults(func=_runs_with)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
 from provgraph.query.connect import command_readers
 from provgraph.query.errors import InvalidArgumentError
@@ -81,16 +82,16 @@ def register(sub: Any) -> None:
     """Add the query commands to the `provgraph` parser."""
     # Expected failures (InvalidArgumentError, an unreachable Neo4j) reach the command line's
     # main, which prints them as one line with exit code 2.
-    p = sub.add_parser("reproduce", help="the complete recipe of a model version or checkpoint")
+    p = command(
+        sub, "reproduce", _reproduce, "the complete recipe of a model version or checkpoint"
+    )
     p.add_argument("id", help="a model version or checkpoint id, e.g. model:demo-llm/chat-1b@1.0.0")
-    p.set_defaults(func=_reproduce)
 
-    p = sub.add_parser("diff", help="what changed between two runs or two model versions")
+    p = command(sub, "diff", _diff, "what changed between two runs or two model versions")
     p.add_argument("a", help="the earlier run or model version, e.g. run:demo-pretrain-001")
     p.add_argument("b", help="the later one, of the same kind, e.g. run:demo-finetune-001")
-    p.set_defaults(func=_diff)
 
-    p = sub.add_parser("trace", help="the lineage of a node as a tree")
+    p = command(sub, "trace", _trace, "the lineage of a node as a tree")
     p.add_argument(
         "id", help="any node id, e.g. model:demo-llm/chat-1b@1.0.0 or dataset:demo-llm/instruct"
     )
@@ -98,11 +99,9 @@ def register(sub: Any) -> None:
     way.add_argument("--up", action="store_true", help="towards the sources (the default)")
     way.add_argument("--down", action="store_true", help="towards what depends on it")
     p.add_argument("--depth", type=int, default=5, help="levels to follow (default 5)")
-    p.set_defaults(func=_trace)
 
-    p = sub.add_parser("whois", help="what a local file is and where it came from")
+    p = command(sub, "whois", _whois, "what a local file is and where it came from")
     p.add_argument("path", help="a local file, e.g. ./checkpoints/step-1000.pt (hashed here)")
     p.add_argument("--algorithm", default="sha256", help="hash algorithm (default sha256)")
     p.add_argument("--depth", type=int, default=5, help="upstream depth to show")
     add_json_option(p, "report")
-    p.set_defaults(func=_whois)

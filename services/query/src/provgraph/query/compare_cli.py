@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
 from provgraph.query.connect import command_readers
 from provgraph.query.read.model import Scope
@@ -45,9 +46,11 @@ def _compare(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add `compare` to the `provgraph` parser."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "compare",
-        help="runs side by side; each checked against the run it should be compared with",
+        _compare,
+        "runs side by side; each checked against the run it should be compared with",
     )
     p.add_argument(
         "ids",
@@ -64,4 +67,3 @@ def register(sub: Any) -> None:
         "--check", action="store_true", help="exit 3 when more than one setting differs in a pair"
     )
     add_json_option(p)
-    p.set_defaults(func=_compare)

@@ -12,6 +12,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
 from provgraph.query.connect import command_readers
 from provgraph.query.read.model import Scope
@@ -54,8 +55,11 @@ def _advise(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add `digest` and `advise-checkpoints` to the `provgraph` parser."""
-    p = sub.add_parser(
-        "digest", help="who ran what, what failed, what is stuck: one page for the weekly sync"
+    p = command(
+        sub,
+        "digest",
+        _digest,
+        "who ran what, what failed, what is stuck: one page for the weekly sync",
     )
     p.add_argument("--project", action="append", required=True, help="a project (repeatable)")
     p.add_argument("--since", default="7d", help="the window: 7d, 24h, 30m (default 7d)")
@@ -66,9 +70,10 @@ def register(sub: Any) -> None:
     out = p.add_mutually_exclusive_group()
     out.add_argument("--markdown", action="store_true", help="Markdown, for a chat or a wiki")
     add_json_option(out)
-    p.set_defaults(func=_digest)
 
-    p = sub.add_parser("advise-checkpoints", help="how often to save checkpoints, from the records")
+    p = command(
+        sub, "advise-checkpoints", _advise, "how often to save checkpoints, from the records"
+    )
     p.add_argument(
         "target", nargs="?", metavar="RUN | EXPERIMENT", help="run:<id> or experiment:<p>/<key>"
     )
@@ -77,4 +82,3 @@ def register(sub: Any) -> None:
         "--max-rework", default="30m", help="acceptable work lost per interruption (default 30m)"
     )
     add_json_option(p)
-    p.set_defaults(func=_advise)

@@ -9,6 +9,7 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
+from provgraph.query.graphql.briefs import ErrorBrief
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
 from provgraph.query.recipes.compare_service import Comparisons
@@ -79,9 +80,8 @@ class ComparedResume:
 
 
 @strawberry.type(description="The error a failed run recorded.")
-class ComparedError:
-    type: str | None
-    message: str | None
+class ComparedError(ErrorBrief):
+    pass
 
 
 @strawberry.type(description="One setting that differs from the comparison run.")
@@ -153,7 +153,7 @@ def _run(r: Mapping[str, Any]) -> ComparedRun:
     code = r["code"]
     return ComparedRun(
         **{k: r[k] for k in ("id", "number", "name", "experiment", "status", "conclusion")},
-        error=_typed(ComparedError, r["error"]),
+        error=ComparedError.of(r["error"]),
         conclusion_missing=r["conclusion_missing"],
         abort_reason=r["abort_reason"],
         params=[ParamCell(**p) for p in r["params"]],

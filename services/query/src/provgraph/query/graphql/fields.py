@@ -43,13 +43,21 @@ class Viewed(Protocol):
     view: NodeView
 
 
-def field(description: str | None = None, *, name: str | None = None) -> Callable[[F], F]:
+def field(
+    description: str | None = None, *, name: str | None = None, graphql_type: Any = None
+) -> Callable[[F], F]:
     """`@strawberry.field(...)` as a typed decorator (strawberry types that call as Any), for
     a field with a resolver: its `ID` arguments are checked first (`graphql.ids.CheckedIds`).
 
     The resolver stays a plain method for the type checker; strawberry still sees its field.
+    `graphql_type` stands for the resolver's return annotation where that cannot name it.
     """
-    declared = strawberry.field(description=description, name=name, extensions=[CheckedIds()])
+    declared = strawberry.field(
+        description=description,
+        name=name,
+        graphql_type=graphql_type,
+        extensions=[CheckedIds()],
+    )
     return cast(Callable[[F], F], declared)
 
 

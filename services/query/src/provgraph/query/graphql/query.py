@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import strawberry
 
 from provgraph.core.errors import NotFoundError
@@ -39,6 +41,18 @@ class NodeFilter:
     param: ParamFilter | None = None
 
 
+def _by_name_and_version(node: type[Node], label: Label, description: str) -> Any:
+    """A root field: the `label` node of a name and a version label (in `project` if given),
+    as a `node`; not found when there is none."""
+
+    async def resolve(
+        info: Info, name: str, version: str, project: str | None = None
+    ) -> Node | None:
+        return node(view=await _find(info, label, project, name=name, version=version))
+
+    return field(description, graphql_type=node | None)(resolve)
+
+
 @strawberry.type
 class LookupQuery:
     @field(description="A node by id; `asOf` answers from what the graph knew then.")
@@ -49,19 +63,14 @@ class LookupQuery:
             raise missing(str(id))
         return to_node(view, when)
 
-    @field(description="A model version by model name and version.")
-    async def model_version(
-        self, info: Info, name: str, version: str, project: str | None = None
-    ) -> ModelVersion | None:
-        found = await _find(info, Label.MODEL_VERSION, project, name=name, version=version)
-        return ModelVersion(view=found)
-
-    @field(description="A dataset version by dataset name and version label.")
-    async def dataset_version(
-        self, info: Info, name: str, version: str, project: str | None = None
-    ) -> DatasetVersion | None:
-        found = await _find(info, Label.DATASET_VERSION, project, name=name, version=version)
-        return DatasetVersion(view=found)
+    model_version = _by_name_and_version(
+        ModelVersion, Label.MODEL_VERSION, "A model version by model name and version."
+    )
+    dataset_version = _by_name_and_version(
+        DatasetVersion,
+        Label.DATASET_VERSION,
+        "A dataset version by dataset name and version label.",
+    )
 
     @field(description="An experiment by number.")
     async def experiment(

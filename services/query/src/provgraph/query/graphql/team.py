@@ -8,6 +8,7 @@ from typing import Any
 
 import strawberry
 
+from provgraph.query.graphql.briefs import ErrorBrief
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field, picked, seconds
 from provgraph.query.recipes.checkpoint_advice import DEFAULT_MAX_REWORK_S
@@ -22,9 +23,8 @@ PERSON = (
 
 
 @strawberry.type(description="The error that ended a run.")
-class DigestError:
-    type: str | None
-    message: str | None
+class DigestError(ErrorBrief):
+    pass
 
 
 @strawberry.type(description="A run as the digest shows it; `person` started it.")
@@ -42,7 +42,6 @@ class DigestRun:
 
     @classmethod
     def of(cls, brief: Mapping[str, Any]) -> DigestRun:
-        error = brief.get("error")
         exp = brief.get("experiment")
         return cls(
             id=strawberry.ID(brief["id"]),
@@ -54,9 +53,7 @@ class DigestRun:
             person_basis=brief["person_basis"],
             started_at=brief.get("started_at"),
             ended_at=brief.get("ended_at"),
-            error=DigestError(type=error.get("type"), message=error.get("message"))
-            if error
-            else None,
+            error=DigestError.of(brief.get("error")),
         )
 
 

@@ -239,17 +239,21 @@ def advise(
     }
 
 
+# An interruption as the answer shows it: these attributes, under their own names, in this order.
+_INTERRUPTION_KEYS = (
+    "run",
+    "at",
+    "cause",
+    "segment_start",
+    "last_checkpoint_at",
+    "end_recorded",
+    "lost_s",
+    "devices",
+)
+
+
 def _interruption_view(cut: Interruption) -> dict[str, Any]:
-    return {
-        "run": cut.run,
-        "at": cut.at,
-        "cause": cut.cause,
-        "segment_start": cut.segment_start,
-        "last_checkpoint_at": cut.last_checkpoint_at,
-        "end_recorded": cut.end_recorded,
-        "lost_s": cut.lost_s,
-        "devices": cut.devices,
-    }
+    return {key: getattr(cut, key) for key in _INTERRUPTION_KEYS}
 
 
 def _notes(count: int, cost: float | None, rule: float | None, max_rework_s: float) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from neo4j import Driver, RoutingControl
+from neo4j import Driver, Record, RoutingControl
 
 from provgraph.ingest.ports import GraphView, OwnerLookup
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
@@ -39,6 +39,14 @@ MATCH (n)-[r]->(m)
 RETURN coalesce(n.id, 'event:' + n.event_id) AS src, type(r) AS rel,
        coalesce(m.id, 'event:' + m.event_id) AS dst, properties(r) AS props
 """
+
+
+def _records(
+    driver: Driver, query: str, database: str, routing: RoutingControl, **params: Any
+) -> list[Record]:
+    records: list[Record]
+    records, _, _ = driver.execute_query(query, database_=database, routing_=routing, **params)
+    return records
 
 
 def _key(props: dict[str, Any]) -> str:
@@ -91,9 +99,7 @@ def read_owners(
     the leader (it must see its own last batch); ingest may read from any member."""
     if not ids:
         return {}
-    records, _, _ = driver.execute_query(
-        OWNERS, ids=sorted(ids), database_=database, routing_=routing
-    )
+    records = _records(driver, OWNERS, database, routing, ids=sorted(ids))
     return {str(r["id"]): Owner(str(r["project"]), bool(r["claimed"])) for r in records}
 
 
@@ -130,11 +136,8 @@ class Neo4jPayloadHashes:
         """The stored hash of each of `event_ids` that is applied."""
         if not event_ids:
             return {}
-        records, _, _ = self.driver.execute_query(
-            _PAYLOAD_HASHES,
-            ids=sorted(event_ids),
-            database_=self.database,
-            routing_=RoutingControl.READ,
+        records = _records(
+            self.driver, _PAYLOAD_HASHES, self.database, RoutingControl.READ, ids=sorted(event_ids)
         )
         return {str(r["event_id"]): str(r["payload_hash"]) for r in records}
 
@@ -169,21 +172,13 @@ def read_discipline_facts(
     found: dict[str, tuple[str, list[str]]] = {}
     policies: dict[str, dict[str, bool]] = {}
     if environments:
-        records, _, _ = driver.execute_query(
-            ENVIRONMENT_CONTENTS,
-            ids=sorted(environments),
-            database_=database,
-            routing_=routing,
+        records = _records(
+            driver, ENVIRONMENT_CONTENTS, database, routing, ids=sorted(environments)
         )
         found = {str(r["id"]): (str(r["digest"]), [str(f) for f in r["fields"]]) for r in records}
     if projects:
-        records, _, _ = driver.execute_query(
-            PROJECT_POLICIES,
-            projects=sorted(projects),
-            prefix=POLICY_HISTORY,
-            database_=database,
-            routing_=routing,
-        )
+        params = {"projects": sorted(projects), "prefix": POLICY_HISTORY}
+        records = _records(driver, PROJECT_POLICIES, database, routing, **params)
         policies = {str(r["project"]): {str(v): bool(b) for v, b in r["history"]} for r in records}
     return facts_of(found, policies)
 

@@ -10,7 +10,8 @@ holds the rule and the OpenLineage exception).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from provgraph.authz import AuthUnavailableError, ForbiddenError, Principal, Right
 from provgraph.ingest.log_order import in_log_order
@@ -29,6 +30,9 @@ from provgraph.ingest.projection.ownership import (
 from provgraph.schemas import Event
 
 log = logging.getLogger(__name__)
+
+S = TypeVar("S")
+R = TypeVar("R", bound=ProjectionError)
 
 
 class CallerRights:
@@ -105,17 +109,13 @@ def screen_entries(
 ) -> list[OwnershipError | None]:
     """`screen_batch` of a poll batch's (record, change) entries, judged in log order (the
     partitions merged by append time, `log_order`); the errors come back in `entries`' order."""
-    ordered = in_log_order(range(len(entries)), lambda i: entries[i][0])
-    errors = screen_batch(store, [entries[i][1] for i in ordered])
-    by_entry = dict(zip(ordered, errors, strict=True))
-    return [by_entry[i] for i in range(len(entries))]
+    return _in_log_order(screen_batch, store, entries)
 
 
 def owned(store: BatchWriter, changes: Sequence[EventMutations]) -> list[EventMutations]:
     """The changes that pass the screen (replay and verify skip the others, as the projector
     dead-lettered them)."""
-    verdicts = screen_batch(store, changes)
-    return [change for change, error in zip(changes, verdicts, strict=True) if error is None]
+    return _passed(changes, screen_batch(store, changes))
 
 
 # ---- records discipline: read-only environments, required conclusions ----------------------
@@ -137,14 +137,32 @@ def discipline_entries(
     """`discipline_batch` of a poll batch's entries judged in log order (a policy set before a
     run.completed in the log is the one in force for it, whatever their partitions); the
     errors come back in `entries`' order."""
-    ordered = in_log_order(range(len(entries)), lambda i: entries[i][0])
-    errors = discipline_batch(store, [entries[i][1] for i in ordered])
-    by_entry = dict(zip(ordered, errors, strict=True))
-    return [by_entry[i] for i in range(len(entries))]
+    return _in_log_order(discipline_batch, store, entries)
 
 
 def disciplined(store: FactsLookup, changes: Sequence[EventMutations]) -> list[EventMutations]:
     """The changes that keep the discipline rules (verify skips the others, as the projector
     dead-lettered them)."""
-    verdicts = discipline_batch(store, changes)
+    return _passed(changes, discipline_batch(store, changes))
+
+
+# ---- shared by both screens -----------------------------------------------------------------
+
+
+def _in_log_order(
+    judge_batch: Callable[[S, Sequence[EventMutations]], list[R | None]],
+    store: S,
+    entries: Sequence[tuple[LogRecord, EventMutations]],
+) -> list[R | None]:
+    """`judge_batch` of a poll batch's (record, change) entries, judged in log order; the
+    verdicts come back in `entries`' order."""
+    ordered = in_log_order(range(len(entries)), lambda i: entries[i][0])
+    verdicts = judge_batch(store, [entries[i][1] for i in ordered])
+    by_entry = dict(zip(ordered, verdicts, strict=True))
+    return [by_entry[i] for i in range(len(entries))]
+
+
+def _passed(
+    changes: Sequence[EventMutations], verdicts: Sequence[ProjectionError | None]
+) -> list[EventMutations]:
     return [change for change, error in zip(changes, verdicts, strict=True) if error is None]

@@ -10,56 +10,60 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from provgraph.client.errors import RejectedError, TransportError
-from provgraph.core.errors import ProvgraphError, UnavailableError
+from provgraph.core.errors import InvalidRequestError, ProvgraphError, UnavailableError
 from provgraph.schemas import BatchError
 
 
 class IngestError(ProvgraphError):
     """Root of every error raised by `provgraph.ingest`'s HTTP ingest path."""
 
-    status = 500
-    code = "internal_error"
 
-
-class RequestError(IngestError):
+class RequestError(IngestError, InvalidRequestError):
     """The request itself is wrong: retrying it unchanged gives the same answer."""
 
-    status = 400
     code = "bad_request"
 
 
 class MalformedJsonError(RequestError):
     """The body is not valid UTF-8 JSON."""
 
-    status = 400
     code = "malformed_json"
 
 
-class BodyTooLargeError(RequestError):
-    """The body is larger than `max_body_bytes` (by Content-Length or by the bytes read)."""
+class TooLargeError(RequestError):
+    """The request is over one of the service's size limits (`max_body_bytes`,
+    `MAX_BATCH_EVENTS`): send it in smaller batches."""
 
     status = 413
+
+
+class BodyTooLargeError(TooLargeError):
+    """The body is larger than `max_body_bytes` (by Content-Length or by the bytes read)."""
+
     code = "body_too_large"
 
 
-class TooManyEventsError(RequestError):
+class TooManyEventsError(TooLargeError):
     """The batch holds more than `MAX_BATCH_EVENTS` events."""
 
-    status = 413
     code = "too_many_events"
 
 
-class InvalidBodyError(RequestError):
-    """Valid JSON, but neither an event object nor a non-empty array of events."""
+class UnprocessableError(RequestError):
+    """Valid JSON that is not an acceptable batch: the details say what to change."""
 
     status = 422
+
+
+class InvalidBodyError(UnprocessableError):
+    """Valid JSON, but neither an event object nor a non-empty array of events."""
+
     code = "invalid_body"
 
 
-class BatchValidationError(RequestError):
+class BatchValidationError(UnprocessableError):
     """At least one event breaks the contract: the whole batch is refused."""
 
-    status = 422
     code = "validation_failed"
 
     @classmethod
@@ -76,47 +80,47 @@ class BatchValidationError(RequestError):
         )
 
 
-class EventIdConflictError(RequestError):
+class ConflictError(RequestError):
+    """The batch contradicts what is recorded: retrying it unchanged gives the same answer."""
+
+    status = 409
+
+
+class EventIdConflictError(ConflictError):
     """An event reuses the `event_id` of an applied event with another payload: an event_id
     means one payload forever (the same event again is accepted: a retry)."""
 
-    status = 409
     code = "event_id_conflict"
 
 
-class EnvironmentChangedError(RequestError):
+class EnvironmentChangedError(ConflictError):
     """A snapshot reuses the key of a recorded environment with other contents: a recorded
     environment is read-only (record the changed one under a new key, ``based_on`` the old)."""
 
-    status = 409
     code = "environment_changed"
 
 
-class ConclusionRequiredError(RequestError):
+class ConclusionRequiredError(UnprocessableError):
     """A ``run.completed`` without a conclusion, in a project whose policy requires one."""
 
-    status = 422
     code = "conclusion_required"
 
 
 class EventLogError(IngestError):
     """The event log refused or lost the batch for a reason a retry will not fix."""
 
-    status = 500
     code = "event_log_failed"
 
 
 class EventLogUnavailableError(EventLogError, UnavailableError):
     """Kafka did not acknowledge in time or cannot be reached: retry later (Retry-After)."""
 
-    status = 503
     code = "event_log_unavailable"
 
 
 class GraphUnavailableError(IngestError, UnavailableError):
     """Neo4j (where ingest reads what is applied) cannot answer now: retry later."""
 
-    status = 503
     code = "graph_unavailable"
 
 

@@ -13,9 +13,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from provgraph.ingest.http.errors import (
     ConclusionRequiredError,
@@ -37,6 +37,8 @@ from provgraph.schemas import BatchError, ErrorCode, Event, event_hash
 from provgraph.schemas.storage import format_time
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class PayloadHashes(Protocol):
@@ -91,14 +93,12 @@ def check_applied(
     another payload (one read of the stored hashes); `GraphUnavailableError` when the graph
     cannot be read. Returns the event_ids applied already with the same payload (retries)."""
     ids = {str(event.event_id) for event in events}
-    try:
-        stored = lookup.payload_hashes(ids)
-    except Exception as exc:  # the graph is down: not the caller's fault, retry later
-        log.warning("cannot read the payload hashes of %d events: %s", len(ids), exc)
-        raise GraphUnavailableError(
-            "the applied events cannot be read now; retry the same events later",
-            retry_after_s=retry_after_s,
-        ) from exc
+    stored = _read_graph(
+        lambda: lookup.payload_hashes(ids),
+        f"the payload hashes of {len(ids)} events",
+        "the applied events cannot be read now; retry the same events later",
+        retry_after_s,
+    )
     for index, event in enumerate(events):
         event_id = str(event.event_id)
         applied = stored.get(event_id)
@@ -128,17 +128,24 @@ def check_discipline(
     an applied event) was judged when it was first appended and is left out."""
     fresh = [i for i, event in enumerate(events) if str(event.event_id) not in applied]
     changes = [project_event(events[i]) for i in fresh]
-    try:
-        facts = lookup.discipline_facts(*lookups(changes))
-    except Exception as exc:  # the graph is down: not the caller's fault, retry later
-        log.warning("cannot read the discipline facts of %d events: %s", len(changes), exc)
-        raise GraphUnavailableError(
-            "recorded environments and project policies cannot be read now; retry later",
-            retry_after_s=retry_after_s,
-        ) from exc
+    facts = _read_graph(
+        lambda: lookup.discipline_facts(*lookups(changes)),
+        f"the discipline facts of {len(changes)} events",
+        "recorded environments and project policies cannot be read now; retry later",
+        retry_after_s,
+    )
     for index, verdict in zip(fresh, judge(changes, facts, by_log=False), strict=True):
         if verdict is not None:
             raise _discipline_error(index, events[index], verdict)
+
+
+def _read_graph(read: Callable[[], T], what: str, message: str, retry_after_s: int) -> T:
+    """`read()`; when the graph cannot answer, `GraphUnavailableError` with `message`."""
+    try:
+        return read()
+    except Exception as exc:  # the graph is down: not the caller's fault, retry later
+        log.warning("cannot read %s: %s", what, exc)
+        raise GraphUnavailableError(message, retry_after_s=retry_after_s) from exc
 
 
 def _discipline_error(index: int, event: Event, verdict: ProjectionError) -> RequestError:

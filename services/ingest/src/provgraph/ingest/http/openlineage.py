@@ -45,22 +45,37 @@ openlineage_router = APIRouter(
 )
 
 
-@openlineage_router.post("/lineage", status_code=201, response_model=IngestAccepted)
-async def post_lineage(
-    request: Request, context: Context, log: EventLogDep, names: Names, caller: Caller
-) -> IngestAccepted:
-    """One OpenLineage event (RunEvent, DatasetEvent or JobEvent) as a JSON object."""
-    items = _items_of(names, batch=False)
-    return await accept(request, context, (log, caller), items)
+def _add_lineage_route(path: str, name: str, description: str, *, batch: bool) -> None:
+    """``POST <path>``: one OpenLineage event, or with `batch` a JSON array of them."""
+
+    async def endpoint(
+        request: Request, context: Context, log: EventLogDep, names: Names, caller: Caller
+    ) -> IngestAccepted:
+        return await accept(request, context, (log, caller), _items_of(names, batch=batch))
+
+    openlineage_router.add_api_route(
+        path,
+        endpoint,
+        methods=["POST"],
+        name=name,
+        description=description,
+        status_code=201,
+        response_model=IngestAccepted,
+    )
 
 
-@openlineage_router.post("/lineage/batch", status_code=201, response_model=IngestAccepted)
-async def post_lineage_batch(
-    request: Request, context: Context, log: EventLogDep, names: Names, caller: Caller
-) -> IngestAccepted:
-    """A JSON array of OpenLineage events: all are appended, or none when one is invalid."""
-    items = _items_of(names, batch=True)
-    return await accept(request, context, (log, caller), items)
+_add_lineage_route(
+    "/lineage",
+    "post_lineage",
+    "One OpenLineage event (RunEvent, DatasetEvent or JobEvent) as a JSON object.",
+    batch=False,
+)
+_add_lineage_route(
+    "/lineage/batch",
+    "post_lineage_batch",
+    "A JSON array of OpenLineage events: all are appended, or none when one is invalid.",
+    batch=True,
+)
 
 
 def _items_of(names: NamespaceMap, *, batch: bool) -> Callable[[bytes], list[Any]]:
@@ -92,7 +107,7 @@ def _wrap_all(items: list[Any], names: NamespaceMap) -> list[dict[str, Any]]:
     errors: list[BatchError] = []
     for index, item in enumerate(items):
         problems = spec_errors(item)
-        errors += [BatchError(index, p.path, p.message, ErrorCode.INVALID_VALUE) for p in problems]
+        errors += [BatchError(index, p.path, p.reason, p.code) for p in problems]
         if problems:
             continue
         try:

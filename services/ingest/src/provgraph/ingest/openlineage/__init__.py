@@ -6,13 +6,12 @@ The ``/api/v1/lineage`` endpoints live in `provgraph.ingest.http.openlineage`.
 """
 
 from provgraph.ingest.openlineage.names import NamespaceMap
-from provgraph.ingest.openlineage.spec import SPEC_VERSION, SpecError, spec_errors
+from provgraph.ingest.openlineage.spec import SPEC_VERSION, spec_errors
 from provgraph.ingest.openlineage.wrap import WrapError, decode_log_value, wrap
 
 __all__ = [
     "SPEC_VERSION",
     "NamespaceMap",
-    "SpecError",
     "WrapError",
     "decode_log_value",
     "spec_errors",

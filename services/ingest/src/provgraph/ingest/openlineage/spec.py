@@ -9,7 +9,6 @@ else JobEvent), so an error points at the field that is wrong rather than at a f
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from importlib import resources
@@ -17,6 +16,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
+
+from provgraph.schemas import ErrorCode, FieldError
 
 SPEC_VERSION = "2-0-2"
 _SCHEMA_FILE = "OpenLineage-2-0-2.schema.json"
@@ -28,14 +29,6 @@ class OpenLineageKind(StrEnum):
     RUN = "RunEvent"
     DATASET = "DatasetEvent"
     JOB = "JobEvent"
-
-
-@dataclass(frozen=True, slots=True)
-class SpecError:
-    """One schema violation: the JSON path of the offending value and the validator's message."""
-
-    path: str
-    message: str
 
 
 def kind_of(event: dict[str, Any]) -> OpenLineageKind:
@@ -79,10 +72,15 @@ def _path(error: ValidationError) -> str:
     return out
 
 
-def spec_errors(event: object) -> list[SpecError]:
-    """Every violation of the OpenLineage schema by `event` (empty when it is valid)."""
+def spec_errors(event: object) -> list[FieldError]:
+    """Every violation of the OpenLineage schema by `event` (empty when it is valid): the
+    JSON path of the offending value and the validator's message, as an `invalid_value`."""
     if not isinstance(event, dict):
-        return [SpecError("$", "an OpenLineage event is a JSON object")]
+        return [_invalid("$", "an OpenLineage event is a JSON object")]
     errors = _validator(kind_of(event)).iter_errors(event)
     ordered = sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    return [SpecError(_path(e), e.message) for e in ordered]
+    return [_invalid(_path(e), e.message) for e in ordered]
+
+
+def _invalid(path: str, message: str) -> FieldError:
+    return FieldError(path, message, ErrorCode.INVALID_VALUE)

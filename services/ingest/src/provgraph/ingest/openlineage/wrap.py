@@ -175,7 +175,7 @@ def decode_log_value(raw: bytes, names: NamespaceMap | None = None) -> Event:
     problems = spec_errors(data)
     if problems:
         first = problems[0]
-        raise WrapError(f"not a valid OpenLineage event: {first.path}: {first.message}")
+        raise WrapError(f"not a valid OpenLineage event: {first.path}: {first.reason}")
     return wrap(data, names or _configured_names())
 
 

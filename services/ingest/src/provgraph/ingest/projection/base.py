@@ -171,6 +171,12 @@ class Ctx:
         return [self.ref(dst), self.edge(src, rel, dst, key=key)]
 
 
+def copied(payload: object, *names: str) -> dict[str, Value | None]:
+    """The `names` fields of `payload` as properties of the same names (`Ctx.node` leaves out
+    the None ones)."""
+    return {name: getattr(payload, name) for name in names}
+
+
 def status(rank: int, value: str) -> dict[str, Versioned]:
     """Status as an LWW property whose version is its rank: it only ever moves forward."""
     return {"status": Versioned(rank_version(rank), value)}

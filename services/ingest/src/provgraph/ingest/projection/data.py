@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from provgraph.ingest.projection.base import Ctx, projects
+from provgraph.ingest.projection.base import Ctx, copied, projects
 from provgraph.ingest.projection.discipline import contents_of, contents_props
 from provgraph.ingest.projection.mutations import Mutation
 from provgraph.schemas import (
@@ -19,29 +19,28 @@ from provgraph.schemas.storage import Value, encode_json, format_time, json_key,
 
 @projects(DatasetRegistered)
 def _dataset_registered(event: DatasetRegistered) -> list[Mutation]:
-    p = event.payload
-    props: dict[str, Value | None] = {
-        "name": p.name,
-        "description": p.description,
-        "owner": p.owner,
-        "modality": p.modality,
-        "tags": p.tags,
-    }
+    props = copied(event.payload, "name", "description", "owner", "modality", "tags")
     return [Ctx(event).node(event.subject, defining=True, props=props)]
+
+
+# The fields a dataset version stores under their own names.
+_VERSION_FIELDS = (
+    "name",
+    "version",
+    "storage_uri",
+    "change_note",
+    "previous_version",
+    "checksum",
+    "fingerprint",
+    "record_count",
+    "size_bytes",
+)
 
 
 def _version_props(p: DatasetVersionCreatedPayload) -> dict[str, Value | None]:
     source = p.source
-    props: dict[str, Value | None] = {
-        "name": p.name,
-        "version": p.version,
-        "storage_uri": p.storage_uri,
-        "change_note": p.change_note,
-        "previous_version": p.previous_version,
-        "checksum": p.checksum,
-        "fingerprint": p.fingerprint,
-        "record_count": p.record_count,
-        "size_bytes": p.size_bytes,
+    props = copied(p, *_VERSION_FIELDS)
+    props |= {
         "source_uri": source.uri if source else None,
         "source_obtained_by": source.obtained_by if source else None,
         "source_licence": source.licence if source else None,

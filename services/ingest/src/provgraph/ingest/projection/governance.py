@@ -11,14 +11,9 @@ from __future__ import annotations
 from provgraph.ingest.projection.base import Ctx, projects_logged
 from provgraph.ingest.projection.discipline import policy_props
 from provgraph.ingest.projection.mutations import LogStamp, Mutation
-from provgraph.schemas import (
-    AccessGranted,
-    AccessRevoked,
-    EntityDeleted,
-    ProjectPolicySet,
-    TokenIssued,
-    TokenRevoked,
-)
+from provgraph.schemas.events.governance import AccessGranted, AccessRevoked, EntityDeleted
+from provgraph.schemas.events.policy import ProjectPolicySet
+from provgraph.schemas.events.tokens import TokenIssued, TokenRevoked
 from provgraph.schemas.storage import (
     ACCESS,
     ACCESS_EXPIRES_AT,

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from provgraph.ingest.projection.base import Ctx, projects, status
 from provgraph.ingest.projection.mutations import Mutation, Target
-from provgraph.schemas import (
+from provgraph.schemas import model_id
+from provgraph.schemas.events.deployment import (
     DeploymentCreated,
     DeploymentFeedbackRecorded,
     DeploymentRetired,
     DeploymentUpdated,
+    ServedModel,
+)
+from provgraph.schemas.events.model import (
     ModelVersionEvaluated,
     ModelVersionRegistered,
     ModelVersionStatusChanged,
-    model_id,
 )
-from provgraph.schemas.events.deployment import ServedModel
 from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.storage import Value, dotted, encode_json, json_key, with_json
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from provgraph.ingest.projection.base import Ctx, projects, status
+from provgraph.ingest.projection.base import Ctx, copied, projects, status
 from provgraph.ingest.projection.mutations import Mutation, SeriesUpsert, Versioned
 from provgraph.schemas import (
     CheckpointDeleted,
@@ -40,15 +40,7 @@ CHECKPOINT_RANK = {"available": 1, "files_deleted": 2}
 
 @projects(ExperimentCreated)
 def _experiment_created(event: ExperimentCreated) -> list[Mutation]:
-    p = event.payload
-    props: dict[str, Value | None] = {
-        "key": p.key,
-        "number": p.number,
-        "code_name": p.code_name,
-        "goal": p.goal,
-        "description": p.description,
-        "tags": p.tags,
-    }
+    props = copied(event.payload, "key", "number", "code_name", "goal", "description", "tags")
     return [Ctx(event).node(event.subject, defining=True, props=props)]
 
 

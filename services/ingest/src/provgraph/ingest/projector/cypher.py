@@ -75,35 +75,36 @@ FOREACH (k IN [k IN keys(row.lww) WHERE coalesce(s['{_VPREFIX}' + k], '') < row.
     SET s[k] = row.lww[k].value, s['{_VPREFIX}' + k] = row.lww[k].v)
 """
 
-_EDGE = """
+# Both relationship upserts: bind the two ends, then (once `r` is found) keep its earliest
+# first_seen_at and take the row's properties when its version is newer.
+_EDGE_ENDS = """
 UNWIND $rows AS row
 MATCH (a:{src} {{id: row.src}})
 MATCH (b:{dst} {{id: row.dst}})
-MERGE (a)-[r:{rel}{key}]->(b)
+"""
+_EDGE_FOLD = """\
 SET r.first_seen_at = CASE WHEN r.first_seen_at IS NULL OR row.first_seen < r.first_seen_at
                            THEN row.first_seen ELSE r.first_seen_at END
 FOREACH (_ IN CASE WHEN row.v <> '' AND coalesce(r.`{edge_v}`, '') < row.v THEN [1] ELSE [] END |
     SET r += row.props, r.`{edge_v}` = row.v)
 """
 
+_EDGE = _EDGE_ENDS + "MERGE (a)-[r:{rel}{key}]->(b)\n" + _EDGE_FOLD
+
 # A declared USED relationship: MERGE would also match an inferred one (a pattern's properties
 # are a subset of the relationship's), so the declared one is found, or created, beside it.
 # A run's USED relationships are declared by its own events only, which one writer folds in
 # order (the log is keyed by subject), so the find-then-create does not race.
-_DECLARED_USED = """
-UNWIND $rows AS row
-MATCH (a:{src} {{id: row.src}})
-MATCH (b:{dst} {{id: row.dst}})
-OPTIONAL MATCH (a)-[found:{rel}{key}]->(b) WHERE found.`{inferred}` IS NULL
+_DECLARED_USED = (
+    _EDGE_ENDS
+    + """OPTIONAL MATCH (a)-[found:{rel}{key}]->(b) WHERE found.`{inferred}` IS NULL
 WITH a, b, row, count(found) AS found
 FOREACH (_ IN CASE WHEN found = 0 THEN [1] ELSE [] END | CREATE (a)-[:{rel}{key}]->(b))
 WITH a, b, row
 MATCH (a)-[r:{rel}{key}]->(b) WHERE r.`{inferred}` IS NULL
-SET r.first_seen_at = CASE WHEN r.first_seen_at IS NULL OR row.first_seen < r.first_seen_at
-                           THEN row.first_seen ELSE r.first_seen_at END
-FOREACH (_ IN CASE WHEN row.v <> '' AND coalesce(r.`{edge_v}`, '') < row.v THEN [1] ELSE [] END |
-    SET r += row.props, r.`{edge_v}` = row.v)
 """
+    + _EDGE_FOLD
+)
 
 # Replace a whole relationship set when the row's version is newer than the stored one.
 _EDGE_SET = """

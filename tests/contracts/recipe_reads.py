@@ -33,7 +33,10 @@ NOWHERE = "dataset:nowhere/x@v1"
 def _datasets(g: KeyedGraph) -> None:
     g.add("web", Label.DATASET, "dataset:{a}/web", name="web")
     g.add("web1", DV, "dataset:{a}/web@v1", name="web", version="v1", checksum="sha256:w1")
-    g.add("web2", DV, "dataset:{a}/web@v2", name="web", version="v2")
+    # The split and the source a recipe shows with each input come back with its properties.
+    split = with_json("split", {"train": {"count": 9}, "test": {"ratio": 0.1}}, "split")
+    source = record("source", {"uri": "https://crawl.example.org", "obtained_by": "crawler"})
+    g.add("web2", DV, "dataset:{a}/web@v2", name="web", version="v2", **split, **source)
     for key in ("web1", "web2"):
         g.link(key, Rel.VERSION_OF, "web")
     g.add("held", DV, "dataset:{a}/heldout@v1", name="heldout", storage_uri="s3://h/v1/")

@@ -241,6 +241,10 @@ def _changed_fields(diff: dict[str, Any]) -> list[Row]:
         if env["image"]["a"] != env["image"]["b"]:
             add("environment", "image", env["image"]["a"], env["image"]["b"])
         add_map("packages", env["packages"])
+        for c in env["changes"]:  # the image and the packages have their own rows above
+            if c["section"] not in ("image", "packages"):
+                name = c["section"] if c["section"] == c["name"] else f"{c['section']}.{c['name']}"
+                add("environment", name, c["a"], c["b"])
     code = diff["code"]
     if code["changed"]:
         a, b = code["a"] or {}, code["b"] or {}

@@ -133,6 +133,15 @@ def test_diff_of_two_runs_names_every_change(neo4j_driver: Driver, project: str)
                 "removed": {},
                 "changed": {"torch": {"a": "2.5.1", "b": "2.6.0"}},
             },
+            "changes": [
+                {"section": "packages", "name": "torch", "change": "changed"}
+                | {"a": "2.5.1", "b": "2.6.0"},
+                {"section": "image", "name": "image", "change": "changed"}
+                | {
+                    "a": "registry.example.org/trainer:img-a",
+                    "b": "registry.example.org/trainer:img-b",
+                },
+            ],
             "changed": True,
         },
         "code": {

@@ -92,9 +92,15 @@ def test_reproduce_the_deployed_model_gives_its_whole_recipe(
         "id": f"environment:{p}/trainer-2026-01",
         "image": {"name": "registry.example.org/ml/trainer", "tag": "2026.01", "digest": SHA},
         "image_ref": f"registry.example.org/ml/trainer:2026.01@{SHA}",
+        "base_image": None,  # the demo's snapshots record no base image, driver, libraries
+        "base_image_ref": None,
         "python_version": "3.11.7",
+        "driver_version": None,
         "packages": {"torch": "2.5.1", "numpy": "2.1.3"},
         "frameworks": {"torch": "2.5.1"},
+        "parallel_libs": {},
+        "compute_libs": {},
+        "system": {},
         "placeholder": False,
     }
     assert finetune["resumed_from"] == []
@@ -112,6 +118,16 @@ def test_reproduce_the_deployed_model_gives_its_whole_recipe(
         ),
         ("validation", _dataset(p, "heldout", "v1"), []),
     ]
+    # The demo records a split on web-corpus@v2 and a source on web-corpus@v1, nothing else.
+    web_v2, heldout = pretrain["inputs"]
+    assert web_v2["split"] == {"train": {"ratio": 0.98}, "validation": {"ratio": 0.02}}
+    assert web_v2["source"] is None and heldout["split"] is None and heldout["source"] is None
+    assert web_v2["derived_from"][0]["source"] == {
+        "uri": "https://example.org/crawl/2025-12/",
+        "obtained_by": "crawl",
+        "licence": "CC-BY-4.0",
+        "compliance_note": "robots.txt honoured",
+    }
     assert pretrain["resumed_from"] == [
         {
             "id": f"checkpoint:{p}-demo-pretrain-001/1000",

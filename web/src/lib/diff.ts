@@ -53,6 +53,21 @@ function foreignCheckpoints(resumed: Json[], run: unknown): string[] {
   return resumed.map(text).filter((id) => own === null || !id.startsWith(own));
 }
 
+/**
+ * The other recorded elements that changed (driver, CUDA, NCCL, frameworks, system settings,
+ * Python, base image), one row each, named as `env-diff` names them: `driver_version`,
+ * `compute_libs.cuda`. The image and the packages have rows of their own above.
+ */
+function environmentRows(changes: Json | undefined): DiffRow[] {
+  return asArray(changes).flatMap((entry) => {
+    const c = asObject(entry);
+    const section = text(c.section);
+    if (section === "image" || section === "packages") return [];
+    const name = section === text(c.name) ? section : `${section}.${text(c.name)}`;
+    return [pairRow("environment", name, c.a, c.b)];
+  });
+}
+
 /** Every row of a diff answer, section by section: params, inputs, environment, code, base, metrics. */
 export function diffRows(diff: Json): DiffRow[] {
   const d = asObject(diff);
@@ -65,11 +80,12 @@ export function diffRows(diff: Json): DiffRow[] {
   const env = asObject(d.environment);
   if (Object.keys(env).length) {
     const snapshot = pairRow("environment", "snapshot", env.a, env.b);
-    // Another snapshot with the same image and packages is not a change of environment.
-    rows.push(env.changed === false ? notAChange(snapshot, "same image and packages: not a change") : snapshot);
+    // Another snapshot with the same recorded contents is not a change of environment.
+    rows.push(env.changed === false ? notAChange(snapshot, "same recorded contents: not a change") : snapshot);
     const image = asObject(env.image);
     rows.push(pairRow("environment", "image", image.a, image.b));
     rows.push(...mapRows("packages", env.packages));
+    rows.push(...environmentRows(env.changes));
   }
   const code = asObject(d.code);
   if (Object.keys(code).length) {

@@ -114,6 +114,30 @@ describe("diffRows", () => {
     expect(find("environment", "snapshot")).toMatchObject({ a: "env:1", b: "env:2", change: "same", note: expect.stringMatching(/not a change/) });
     expect(find("base", "resumed from")).toMatchObject({ a: "—", b: "checkpoint:y/100", change: "same", note: expect.stringMatching(/own checkpoint/) });
   });
+  it("shows every recorded element of the environment that changed", () => {
+    const rows = diffRows({
+      environment: {
+        a: "env:1",
+        b: "env:2",
+        image: { a: "img:1", b: "img:1" },
+        packages: { added: {}, removed: {}, changed: {} },
+        changes: [
+          { section: "parallel_libs", name: "nccl", change: "changed", a: "2.18.1", b: "2.21.5" },
+          { section: "system", name: "numa", change: "added", a: null, b: "on" },
+          { section: "driver_version", name: "driver_version", change: "changed", a: "535.104", b: "550.54" },
+        ],
+        changed: true,
+      },
+    });
+    const env = rows.filter((r) => r.section === "environment").map((r) => [r.name, r.a, r.b, r.change]);
+    expect(env).toEqual([
+      ["snapshot", "env:1", "env:2", "changed"],
+      ["image", "img:1", "img:1", "same"],
+      ["parallel_libs.nccl", "2.18.1", "2.21.5", "changed"],
+      ["system.numa", "—", "on", "added"],
+      ["driver_version", "535.104", "550.54", "changed"],
+    ]);
+  });
   it("highlights a resume from another run's checkpoint", () => {
     const rows = diffRows({
       runs: { a: "run:x", b: "run:y" },

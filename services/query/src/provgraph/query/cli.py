@@ -16,6 +16,7 @@ from provgraph.core.errors import NotFoundError
 from provgraph.query.connect import command_readers
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Direction, Scope
+from provgraph.query.recipes.diff_render import render_diff
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.recipes.trace import render_tree
 from provgraph.query.recipes.whois import ProgressLine, hash_file, render_whois, whois_report
@@ -43,7 +44,7 @@ def _diff(args: argparse.Namespace) -> int:
             answer = Recipes(readers.recipes).diff(args.a, args.b, Scope.everything())
         except NotFoundError as exc:  # it names the side(s) missing
             return not_found(exc.message)
-    print_json(answer)
+    print_answer(answer, args.json, render_diff)
     return 0
 
 
@@ -90,6 +91,7 @@ def register(sub: Any) -> None:
     p = command(sub, "diff", _diff, "what changed between two runs or two model versions")
     p.add_argument("a", help="the earlier run or model version, e.g. run:demo-pretrain-001")
     p.add_argument("b", help="the later one, of the same kind, e.g. run:demo-finetune-001")
+    add_json_option(p)
 
     p = command(sub, "trace", _trace, "the lineage of a node as a tree")
     p.add_argument(

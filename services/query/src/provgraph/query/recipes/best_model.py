@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.recipes.diff_render import diff_lines
 from provgraph.query.recipes.plain_table import table
 from provgraph.schemas.ids import model_id
 
@@ -240,7 +241,7 @@ def render_best(answer: Mapping[str, Any]) -> str:
     lines += ["", table(header, rows)]
     diff = answer.get("diff")
     if diff is not None:
-        lines += ["", "what changed (previous best -> best):", *_diff_lines(diff)]
+        lines += ["", "what changed (previous best -> best):", *diff_lines(diff)]
     return "\n".join(lines)
 
 
@@ -258,34 +259,6 @@ def _sets_table(sets: Sequence[Mapping[str, Any]]) -> str:
         for s in sets
     ]
     return table(["datasets", "suite", "suite version", "versions"], rows)
-
-
-def _diff_lines(diff: Mapping[str, Any]) -> list[str]:
-    """One line per level of the upstream chain, then the first level's changes."""
-    out = [f"  level {step['level']}: {step['summary']}" for step in diff.get("chain", [])]
-    params = diff.get("params", {})
-    for name, change in params.get("changed", {}).items():
-        out.append(f"  param {name}: {change['a']} -> {change['b']}")
-    for name, value in params.get("added", {}).items():
-        out.append(f"  param {name}: added {value}")
-    for name, value in params.get("removed", {}).items():
-        out.append(f"  param {name}: removed (was {value})")
-    for role, change in diff.get("inputs", {}).items():
-        out.append(f"  input {role}: +{change['added']} -{change['removed']}")
-    env = diff.get("environment", {})
-    if env.get("changed"):
-        out.append(f"  environment: {env.get('a')} -> {env.get('b')}")
-    code = diff.get("code", {})
-    if code.get("changed"):
-        out.append(f"  code: {code['a'].get('commit')} -> {code['b'].get('commit')}")
-    base = diff.get("base", {})
-    if base.get("changed"):
-        started, resumed = base["started_from"], base["resumed_from"]
-        if started["a"] != started["b"]:
-            out.append(f"  base: {started['a']} -> {started['b']}")
-        else:
-            out.append(f"  resumed from: {resumed['a']} -> {resumed['b']}")
-    return out
 
 
 def model_of(ref: str, project: str | None) -> str:

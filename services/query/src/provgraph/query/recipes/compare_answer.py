@@ -21,7 +21,7 @@ from provgraph.query.recipes.comparing import (
     comparison_runs,
     row_of,
 )
-from provgraph.query.recipes.diffing import image_ref
+from provgraph.query.recipes.env_contents import image_ref
 from provgraph.schemas.storage import record_of
 
 _TIME = "%Y-%m-%dT%H:%M:%S.%fZ"

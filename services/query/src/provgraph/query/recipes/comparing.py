@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from provgraph.query.recipes.diffing import flatten, image_ref
+from provgraph.query.recipes.env_contents import flatten, image_ref
 from provgraph.schemas.storage import PARAMS, decode_json, record_of
 
 FINAL, LAST = "final", "last"

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from provgraph.query.recipes.env_contents import changes, contents, flatten
 from provgraph.schemas.storage import PARAMS, decode_json, record_of
 
 CAUSES = ("params", "inputs", "environment", "code", "base")
@@ -34,35 +35,12 @@ class RunFacts:
     params: Mapping[str, Any] = field(default_factory=dict)
     inputs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     environment: str | None = None
-    image: str | None = None
-    packages: Mapping[str, Any] = field(default_factory=dict)
+    env_contents: Mapping[str, Any] = field(default_factory=lambda: contents({}))
     code: Mapping[str, Any] = field(default_factory=dict)
     base: Base | None = None
     resumed_from: tuple[str, ...] = ()
     resumed_steps: tuple[int, ...] = ()  # of the resumes from other runs' checkpoints
     metrics: Mapping[str, Any] = field(default_factory=dict)
-
-
-def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested params as dotted names, so a change deep inside names its own leaf."""
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping) and value:
-            out.update(flatten(value, f"{name}."))
-        else:
-            out[name] = value
-    return out
-
-
-def image_ref(env: Mapping[str, Any]) -> str | None:
-    """`name:tag@digest` of an environment's image (the parts that are known)."""
-    image = record_of(env, "image")
-    name = image.get("name")
-    if name is None:
-        return None
-    tag, digest = image.get("tag"), image.get("digest")
-    return f"{name}{':' + tag if tag else ''}{'@' + digest if digest else ''}"
 
 
 def map_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
@@ -89,19 +67,18 @@ def diff_inputs(a: RunFacts, b: RunFacts) -> dict[str, dict[str, list[str]]]:
 
 
 def diff_environment(a: RunFacts, b: RunFacts) -> dict[str, Any]:
-    packages = map_diff(a.packages, b.packages)
-    # A new snapshot id with the same image and packages is not a change of environment.
-    changed = (
-        a.image != b.image
-        or _changed(packages)
-        or ((a.environment is None) != (b.environment is None))
-    )
+    """Every recorded element that differs (`changes`, as `env-diff` lists them), with the
+    image and the packages also as before; a new snapshot id with the same contents is not a
+    change of environment, a run without one beside a run with one is."""
+    ca, cb = a.env_contents, b.env_contents
+    found = changes(ca, cb)
     return {
         "a": a.environment,
         "b": b.environment,
-        "image": {"a": a.image, "b": b.image},
-        "packages": packages,
-        "changed": changed,
+        "image": {"a": ca["image"], "b": cb["image"]},
+        "packages": map_diff(ca["packages"], cb["packages"]),
+        "changes": found,
+        "changed": bool(found) or ((a.environment is None) != (b.environment is None)),
     }
 
 
@@ -205,8 +182,7 @@ def run_facts(record: Mapping[str, Any] | None) -> RunFacts:
         params=flatten(decode_json(run, PARAMS) or {}),
         inputs={role: tuple(sorted(ids)) for role, ids in inputs.items()},
         environment=env.get("id"),
-        image=image_ref(env),
-        packages=decode_json(env, "packages") or {},
+        env_contents=contents(env),
         code=record_of(run, "code"),
         base=base,
         resumed_from=tuple(r["props"]["id"] for r in resumes),

@@ -1,11 +1,8 @@
 """Pure part of `env-diff` and `runs-with`: what differs between two environment snapshots,
 step by step along the BASED_ON chain between them, and which runs ran with a package.
 
-A snapshot's contents (`environment.snapshot.recorded`) are compared section by section:
-`packages`, `frameworks`, `parallel_libs`, `compute_libs` (name -> version), `system` (free
-settings, nested keys dotted), and the single values `python_version`, `driver_version`,
-`image` and `base_image` (`name:tag@digest`). Identity (`key`) and who built it when are not
-contents. Each change is one row: section, name, `added` | `removed` | `changed`, a, b.
+A snapshot's contents and their changes are read by `recipes.env_contents`, the one reading
+`diff` and the reproduce recipe share: section by section, one row per change.
 """
 
 from __future__ import annotations
@@ -16,14 +13,9 @@ from itertools import pairwise
 from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.recipes.diffing import flatten, image_ref
+from provgraph.query.recipes.env_contents import brief, changes, contents
 from provgraph.query.recipes.plain_table import table
-from provgraph.schemas.storage import decode_json, dotted
-
-MAPS = ("packages", "frameworks", "parallel_libs", "compute_libs", "system")
-"""The sections stored as nested JSON (`<section>_json`)."""
-SCALARS = ("python_version", "driver_version", "image", "base_image")
-SECTIONS = (*MAPS, *SCALARS)
+from provgraph.schemas.storage import dotted
 
 VERSION_SECTIONS = {
     "packages": "package",
@@ -32,54 +24,6 @@ VERSION_SECTIONS = {
     "compute_libs": "compute_lib",
 }
 """The name -> version sections a package may be recorded in, with their flattened prefix."""
-
-
-def contents(props: Mapping[str, Any]) -> dict[str, Any]:
-    """The comparable contents of an environment's stored properties, by section."""
-    out: dict[str, Any] = {name: flatten(decode_json(props, name) or {}) for name in MAPS}
-    out["python_version"] = props.get("python_version")
-    out["driver_version"] = props.get("driver_version")
-    out["image"] = image_ref(props)
-    out["base_image"] = image_ref(_record_as_image(props, "base_image"))
-    return out
-
-
-def _record_as_image(props: Mapping[str, Any], prefix: str) -> dict[str, Any]:
-    """The `<prefix>_*` record renamed `image_*`, for `image_ref`."""
-    start = f"{prefix}_"
-    return {f"image_{k[len(start) :]}": v for k, v in props.items() if k.startswith(start)}
-
-
-def changes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Every difference from contents `a` to contents `b`, in section order, then by name."""
-    out: list[dict[str, Any]] = []
-    for section in MAPS:
-        left, right = a[section], b[section]
-        for name in sorted(left.keys() | right.keys()):
-            row = _change(
-                section, name, left.get(name), right.get(name), name in left, name in right
-            )
-            if row is not None:
-                out.append(row)
-    for section in SCALARS:
-        row = _change(
-            section, section, a[section], b[section], a[section] is not None, b[section] is not None
-        )
-        if row is not None:
-            out.append(row)
-    return out
-
-
-def _change(
-    section: str, name: str, va: Any, vb: Any, in_a: bool, in_b: bool
-) -> dict[str, Any] | None:
-    if in_a and in_b:
-        kind = "changed" if va != vb else None
-    else:
-        kind = "added" if in_b else ("removed" if in_a else None)
-    if kind is None:
-        return None
-    return {"section": section, "name": name, "change": kind, "a": va, "b": vb}
 
 
 def chain_steps(
@@ -221,16 +165,8 @@ def render_env_diff(answer: Mapping[str, Any]) -> str:
 def _changes_text(found: Sequence[Mapping[str, Any]]) -> str:
     if not found:
         return "same contents"
-    rows = [[c["section"], c["name"], c["change"], _brief(c["a"]), _brief(c["b"])] for c in found]
+    rows = [[c["section"], c["name"], c["change"], brief(c["a"]), brief(c["b"])] for c in found]
     return table(["section", "name", "change", "a", "b"], rows)
-
-
-_DIGEST = re.compile(r"(sha256:[0-9a-f]{12})[0-9a-f]{52}")
-
-
-def _brief(value: Any) -> Any:
-    """An image digest cut to 12 hex digits in the table (`--json` has it whole)."""
-    return _DIGEST.sub(r"\1…", value) if isinstance(value, str) else value
 
 
 def render_runs_with(answer: Mapping[str, Any]) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from provgraph.query.read.model import Scope
 from provgraph.query.read.recipe_reads import RecipeReads, Record
-from provgraph.query.recipes.diffing import image_ref
+from provgraph.query.recipes.env_contents import MAPS, image_parts, image_ref
 from provgraph.schemas.storage import (
     DELETED_AT,
     PARAMS,
@@ -20,6 +20,9 @@ from provgraph.schemas.storage import (
     record_key,
     record_of,
 )
+
+_SOURCE_FIELDS = ("uri", "obtained_by", "licence", "compliance_note")
+"""Where a dataset version's raw data came from (`source` of `dataset.version.created`)."""
 
 
 def _placeholder(props: Mapping[str, Any]) -> bool:
@@ -47,18 +50,32 @@ def _dataset_view(props: Mapping[str, Any]) -> dict[str, Any]:
     if props.get(DELETED_AT):
         view[DELETED_AT] = props[DELETED_AT]
     view["cleaning_rules"] = decode_json(props, "cleaning_rules") or []
+    view["split"] = decode_json(props, "split")
+    view["source"] = _source_view(props)
     view["placeholder"] = _placeholder(props)
     return view
 
 
+def _source_view(props: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The recorded source with every field (None where not given); None when none was."""
+    source = {k: props.get(record_key("source", k)) for k in _SOURCE_FIELDS}
+    return source if any(v is not None for v in source.values()) else None
+
+
 def _environment_view(env: Mapping[str, Any]) -> dict[str, Any]:
+    """Every recorded element of the snapshot (the sections `diff` and `env-diff` compare),
+    the maps as recorded (nested, not dotted), the images also as `name:tag@digest` (the base
+    image null when none was recorded)."""
+    base_ref = image_ref(env, "base_image")
     return {
         "id": env.get("id"),
-        "image": {k: env.get(record_key("image", k)) for k in ("name", "tag", "digest")},
+        "image": image_parts(env),
         "image_ref": image_ref(env),
+        "base_image": image_parts(env, "base_image") if base_ref else None,
+        "base_image_ref": base_ref,
         "python_version": env.get("python_version"),
-        "packages": decode_json(env, "packages") or {},
-        "frameworks": decode_json(env, "frameworks") or {},
+        "driver_version": env.get("driver_version"),
+        **{section: decode_json(env, section) or {} for section in MAPS},
         "placeholder": _placeholder(env),
     }
 

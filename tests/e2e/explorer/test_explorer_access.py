@@ -17,7 +17,7 @@ from explorer_helpers import (
     node_route,
 )
 from neo4j import Driver
-from playwright.sync_api import Response
+from playwright.sync_api import Response, expect
 
 from provgraph.authz.admin import token_revoked
 from provgraph.cli.demo_story import DEPLOYED_MODEL
@@ -115,8 +115,9 @@ def test_a_wrong_token_returns_to_sign_in_with_the_reason(
 ) -> None:
     explorer.open(node_route(_model(stories.demo)))
     explorer.sign_in("pgt_this-is-not-a-token")
+    # The sign-in form shows its invitation in the same place until the service answers.
     message = explorer.page.get_by_test_id("sign-in-message")
-    message.wait_for(timeout=WAIT_MS)
+    expect(message).to_have_text(REFUSED, timeout=WAIT_MS)
     explorer.shot("refused")
     assert message.inner_text() == REFUSED
     assert explorer.page.get_by_role("form", name="Sign in").is_visible()

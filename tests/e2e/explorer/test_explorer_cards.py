@@ -27,6 +27,7 @@ _VERSION = """query ($id: ID!) { node(id: $id) {
   id project firstSeenAt lastEventAt
   ... on DatasetVersion {
     name version storageUri checksum recordCount changeNote sourceUri sourceLicence
+    sourceObtainedBy sourceComplianceNote
     dataset { id }
   }
 } }"""
@@ -183,9 +184,17 @@ def test_a_dataset_version_card_shows_the_graphs_values(
         "recordCount": js_text(node["recordCount"]),
         "sourceUri": node["sourceUri"],
         "sourceLicence": js_text(node["sourceLicence"]),
+        "sourceObtainedBy": js_text(node["sourceObtainedBy"]),
+        "sourceComplianceNote": js_text(node["sourceComplianceNote"]),
         "changeNote": js_text(node["changeNote"]),
     }
     assert {name: fields.get(name) for name in expected} == expected
+    # The demo's source of web-corpus v1, as its story records it: each shown on its own.
+    assert (
+        expected["sourceLicence"],
+        expected["sourceObtainedBy"],
+        expected["sourceComplianceNote"],
+    ) == ("CC-BY-4.0", "crawl", "robots.txt honoured")
     assert (expected["recordCount"], expected["storageUri"]) == (
         "1000000",
         "s3://demo/web-corpus/v1/",

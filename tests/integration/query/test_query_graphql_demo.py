@@ -58,6 +58,25 @@ def test_model_version_walks_back_to_data(gql: Any, project: str) -> None:
     assert mv["evaluations"] == [{"suite": "demo-eval", "passed": True, "metrics": {"acc": 0.61}}]
 
 
+def test_a_dataset_versions_source_is_typed_field_by_field(gql: Any, project: str) -> None:
+    """Each recorded element of the source has a field of its own, the compliance note too;
+    a version recorded without a source answers null for each."""
+    fields = "sourceUri sourceObtainedBy sourceLicence sourceComplianceNote"
+    data = gql(
+        f"""{{ raw: datasetVersion(name: "web-corpus", version: "v1", project: "{project}") {{
+                 {fields} }}
+               clean: datasetVersion(name: "instruct", version: "v1-clean",
+                                     project: "{project}") {{ {fields} }} }}"""
+    )
+    assert data["raw"] == {
+        "sourceUri": "https://example.org/crawl/2025-12/",
+        "sourceObtainedBy": "crawl",
+        "sourceLicence": "CC-BY-4.0",
+        "sourceComplianceNote": "robots.txt honoured",
+    }
+    assert data["clean"] == dict.fromkeys(data["raw"])
+
+
 def test_lineage_impact_and_history(gql: Any, project: str) -> None:
     ds = f"dataset:{project}/web-corpus@v2"
     data = gql(

@@ -92,7 +92,8 @@ export const NODE_QUERY = typed<G.NodeCardQuery, G.NodeCardQueryVariables>(/* Gr
       properties
       ... on DatasetVersion {
         storageUri checksum recordCount changeNote previousVersion
-        cleaningRules cleaningRuleNames split qualityGates sourceUri sourceLicence
+        cleaningRules cleaningRuleNames split qualityGates
+        sourceUri sourceLicence sourceObtainedBy sourceComplianceNote
         dataset { id name versions { id version } }
         derivedFrom { transform datasetVersion { id name version } }
         derivatives { id name version }

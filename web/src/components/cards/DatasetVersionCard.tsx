@@ -10,7 +10,6 @@ const label = (r: Ref) => [r.name, r.version].filter(Boolean).join(" ") || r.id;
 /** A dataset version: source and compliance, change, cleaning, split, quality gates, use. */
 export function DatasetVersionCard({ node }: { node: NodeCardOf<"DatasetVersion"> }) {
   const d = node;
-  const props = asObject(node.properties);
   const quality = readQualityGates(d.qualityGates);
   const rules = asArray(d.cleaningRules);
   // `previousVersion` is a version label (`v1`): its node is found among the dataset's versions.
@@ -27,8 +26,14 @@ export function DatasetVersionCard({ node }: { node: NodeCardOf<"DatasetVersion"
           <Field name="sourceUri" label="Source">
             <Value value={d.sourceUri} />
           </Field>
-          <Field name="sourceLicence" label="Licence / compliance note">
-            <Value value={d.sourceLicence ?? props.compliance_note ?? props.compliance} />
+          <Field name="sourceObtainedBy" label="Obtained by">
+            <Value value={d.sourceObtainedBy} />
+          </Field>
+          <Field name="sourceLicence" label="Licence">
+            <Value value={d.sourceLicence} />
+          </Field>
+          <Field name="sourceComplianceNote" label="Compliance note">
+            <Value value={d.sourceComplianceNote} />
           </Field>
           <Field name="storageUri" label="Stored at">
             <Value value={d.storageUri} />

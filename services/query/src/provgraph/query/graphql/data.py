@@ -48,7 +48,13 @@ class DatasetVersion(Node):
     split: JSON | None = decoded("split")
     quality_gates: JSON | None = decoded("quality_gates")
     source_uri: str | None = text("source_uri", "Where the source data came from, as recorded.")
-    source_licence: str | None = text("source_licence")
+    source_licence: str | None = text("source_licence", "The source's licence, as recorded.")
+    source_obtained_by: str | None = text(
+        "source_obtained_by", "How the source data was obtained (a crawl, a purchase...)."
+    )
+    source_compliance_note: str | None = text(
+        "source_compliance_note", "The compliance note recorded with the source."
+    )
     dataset: DatasetRef | None = neighbour(Rel.VERSION_OF, UP, Label.DATASET)
     derived_from: list[Derivation] = linked(
         Rel.DERIVED_FROM,

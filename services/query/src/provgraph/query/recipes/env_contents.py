@@ -20,7 +20,6 @@ from provgraph.schemas.storage import decode_json, record_key, record_of
 MAPS = ("packages", "frameworks", "parallel_libs", "compute_libs", "system")
 """The sections stored as nested JSON (`<section>_json`)."""
 SCALARS = ("python_version", "driver_version", "image", "base_image")
-SECTIONS = (*MAPS, *SCALARS)
 IMAGE_FIELDS = ("name", "tag", "digest")
 
 

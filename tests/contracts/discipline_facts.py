@@ -1,6 +1,6 @@
 """The records-discipline lookup's contract (`ports.FactsLookup` on every `BatchWriter`): the
-in-memory graph and the Neo4j writer read back the same environment contents and project
-policies from what they folded.
+in-memory graph and the Neo4j writer read back the same environment contents, project
+policies, dataset versions' quality checks and evaluated model versions from what they folded.
 
 A subclass per adapter gives `fresh()` (a writer with no node of this test's `project`).
 """
@@ -11,6 +11,8 @@ import uuid
 from abc import ABC, abstractmethod
 from typing import Any
 
+from support.record_policy import evaluated, model_version, policy, version
+
 from provgraph.ingest.ports import BatchWriter
 from provgraph.ingest.projection import LogStamp, project_event
 from provgraph.ingest.projection.discipline import contents_of
@@ -18,7 +20,8 @@ from provgraph.schemas import EnvironmentSnapshotRecorded, Event, ProjectPolicyS
 from provgraph.schemas import environment_id as env_id
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
 from provgraph.schemas.events.experiment import RunStartedPayload
-from provgraph.schemas.events.policy import ProjectPolicySetPayload
+from provgraph.schemas.events.policy import policy_payload
+from provgraph.schemas.records import RecordKind
 
 
 def _event(cls: type[Event], project: str, payload: Any) -> Event:
@@ -58,7 +61,7 @@ class DisciplineFactsContract(ABC):
         payload = self.snapshot("image-a")
         self.write(writer, _event(EnvironmentSnapshotRecorded, self.project, payload))
         policies = [
-            _event(ProjectPolicySet, self.project, ProjectPolicySetPayload(require_conclusion=v))
+            _event(ProjectPolicySet, self.project, policy_payload(require_conclusion=v))
             for v in (True, False, True)
         ]
         times = ["2026-01-01T00:00:01.000000Z", "2026-01-01T00:00:02.000000Z"]
@@ -70,8 +73,39 @@ class DisciplineFactsContract(ABC):
         assert facts.environments == {env: contents_of(payload)}
         versions = [f"{at}|{e.event_id}" for at, e in zip(times, policies, strict=True)]
         history = dict(zip(versions, (True, False, True), strict=True))
-        assert facts.policies == {self.project: history}
+        assert list(facts.policies) == [self.project]
+        stored = facts.policies[self.project]
+        assert {v: p.requires_conclusion for v, p in stored.items()} == history
         assert facts.requires_conclusion(self.project) is True
         assert facts.requires_conclusion(self.project, versions[2]) is False
         assert facts.requires_conclusion(self.project, versions[1]) is True
         assert facts.requires_conclusion(self.project, versions[0]) is False  # none before
+
+    def test_the_whole_policy_gates_and_evaluations_are_read_back(self) -> None:
+        writer = self.fresh()
+        rule = policy(self.project, {RecordKind.RUN: ("code", "inputs")}, gates=True)
+        clean = version(self.project, "clean", checks={"dedup": True})
+        dirty = version(self.project, "dirty", checks={"pii": False, "dedup": True})
+        ungated = version(self.project, "ungated")
+        evaluation = evaluated(self.project)
+        writer.write([project_event(rule, LogStamp("2026-01-01T00:00:01.000000Z"))])
+        at = ["2026-01-01T00:00:02.000000Z", "2026-01-01T00:00:03.000000Z"]
+        at.append("2026-01-01T00:00:02.500000Z")
+        writer.write([project_event(e, LogStamp(at[0])) for e in (clean, dirty, ungated)])
+        writer.write([project_event(evaluation, LogStamp(at[1]))])
+        # another evaluation of the version, read later but appended earlier: the first counts
+        writer.write([project_event(evaluated(self.project), LogStamp(at[2]))])
+        versions = [clean.subject, dirty.subject, ungated.subject, f"{ungated.subject}-never"]
+        asked = [model_version(self.project), model_version(self.project, "unevaluated")]
+        facts = writer.discipline_facts([], [self.project], versions, asked)
+        assert facts.gates == {clean.subject: (), dirty.subject: ("pii",)}
+        assert facts.evaluated == {model_version(self.project)}
+        # when the log appended them: a dataset version's creation, a version's first evaluation
+        assert facts.recorded_at == {
+            clean.subject: at[0],
+            dirty.subject: at[0],
+            model_version(self.project): at[2],
+        }
+        (stated,) = facts.policies[self.project].values()
+        assert stated.of(RecordKind.RUN) == ("code", "inputs")
+        assert stated.require_passed_gates is True and stated.requires_conclusion is False

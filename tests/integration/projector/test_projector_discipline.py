@@ -2,7 +2,11 @@
 that changes a recorded environment is dead-lettered (reason ``environment_changed``) while the
 same snapshot again stays a no-op, and after `provgraph policy set --require-conclusion` a
 run.completed without a conclusion is dead-lettered (``conclusion_required``), one with a
-conclusion applied; verify agrees and replay refuses the same records."""
+conclusion applied; verify agrees and replay refuses the same records. Once the policy requires
+complete records (`provgraph policy set --require ... --require-passed-gates`), a run, dataset
+version or approval that leaves out a required element, or a run that trains on data whose
+gates did not pass, is dead-lettered (``record_incomplete``), also within a poll batch several
+times the ingest batch limit."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import pytest
 from contracts.discipline_facts import DisciplineFactsContract
 from kafka import KafkaConsumer
 from neo4j import Driver
+from support.record_policy import approved, evaluated, started, version
 
 from provgraph.cli.main import main
 from provgraph.ingest.graphread import read_graph
@@ -23,6 +28,7 @@ from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools.replay import replay
 from provgraph.ingest.tools.verify import graph_hash, verify
 from provgraph.schemas import (
+    MAX_BATCH_EVENTS,
     EnvironmentSnapshotRecorded,
     Event,
     RunCompleted,
@@ -75,6 +81,23 @@ def dead_letter_reasons(settings: IngestSettings) -> Counter[bytes]:
     return found
 
 
+def command_line_log(settings: IngestSettings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point the command line at the test's topics."""
+    monkeypatch.setenv("PROVGRAPH_KAFKA_BOOTSTRAP", settings.kafka_bootstrap)
+    monkeypatch.setenv("PROVGRAPH_EVENTS_TOPIC", settings.events_topic)
+    monkeypatch.setenv("PROVGRAPH_DEAD_LETTER_TOPIC", settings.dead_letter_topic)
+
+
+def rebuilt(settings: IngestSettings, driver: Driver, project: str) -> tuple[int, int, int]:
+    """Replay the whole log into an emptied graph; the graph must come back the same."""
+    live = graph_hash(driver, project)
+    driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=project)
+    driver.execute_query("MATCH (o:ProjectorOffset {topic: $t}) DELETE o", t=settings.events_topic)
+    counts = replay(settings, GraphWriter(driver), require_empty=False)
+    assert graph_hash(driver, project) == live
+    return counts
+
+
 def test_the_projector_dead_letters_what_breaks_the_discipline(
     settings: IngestSettings,
     neo4j_driver: Driver,
@@ -97,9 +120,7 @@ def test_the_projector_dead_letters_what_breaks_the_discipline(
     assert dead_letter_reasons(settings) == Counter({b"environment_changed": 1})
 
     # The project's admin sets the policy with the command line, straight to the log.
-    monkeypatch.setenv("PROVGRAPH_KAFKA_BOOTSTRAP", settings.kafka_bootstrap)
-    monkeypatch.setenv("PROVGRAPH_EVENTS_TOPIC", settings.events_topic)
-    monkeypatch.setenv("PROVGRAPH_DEAD_LETTER_TOPIC", settings.dead_letter_topic)
+    command_line_log(settings, monkeypatch)
     assert main(["policy", "set", project, "--require-conclusion", "--reason", "write it"]) == 0
     project_log(settings, neo4j_driver)
 
@@ -121,13 +142,62 @@ def test_the_projector_dead_letters_what_breaks_the_discipline(
     assert verify(settings, neo4j_driver, project) == []
 
     # A rebuild from the log refuses the same two records and gives the same graph.
-    live = graph_hash(neo4j_driver, project)
-    neo4j_driver.execute_query("MATCH (n {project: $p}) DETACH DELETE n", p=project)
-    neo4j_driver.execute_query(
-        "MATCH (o:ProjectorOffset {topic: $t}) DELETE o", t=settings.events_topic
-    )
-    records, applied, refused = replay(settings, GraphWriter(neo4j_driver), require_empty=False)
     # 12 records: 5 snapshots (one a repeat of the same event), 3 starts, 3 completions, the
     # policy; applied: all but the repeat and the two refused.
-    assert (records, applied, refused) == (12, 9, 2)
-    assert graph_hash(neo4j_driver, project) == live
+    assert rebuilt(settings, neo4j_driver, project) == (12, 9, 2)
+
+
+def test_the_projector_dead_letters_incomplete_records_by_the_log_order(
+    settings: IngestSettings,
+    neo4j_driver: Driver,
+    project: str,
+    produce: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before = started(project, without=("code",))  # logged before the policy: kept
+    produce(settings, [before], [])
+    project_log(settings, neo4j_driver)
+    command_line_log(settings, monkeypatch)
+    requires = ["--require", "run:code", "--require", "dataset_version:source,licence"]
+    requires += ["--require", "model_version:evaluation", "--require-passed-gates"]
+    assert main(["policy", "set", project, *requires, "--reason", "audit-ready"]) == 0
+    project_log(settings, neo4j_driver)
+
+    clean = version(project, "clean", checks={"dedup": True})
+    dirty = version(project, "dirty", checks={"dedup": True, "pii": False})
+    unlicensed = version(project, "raw", without=("licence",), checks={"dedup": True})
+    produce(settings, [clean, dirty, unlicensed, evaluated(project)], [])
+    project_log(settings, neo4j_driver)
+    on_clean = started(project, train=(clean.subject,))
+    refused = [
+        started(project, train=(clean.subject, dirty.subject)),
+        started(project, without=("code",)),
+        approved(project, "other-lm"),  # never evaluated
+    ]
+    produce(settings, [on_clean, approved(project), *refused], [])
+    project_log(settings, neo4j_driver)
+    assert dead_letter_reasons(settings) == Counter({b"record_incomplete": 4})
+    nodes = read_graph(neo4j_driver, project).nodes
+    assert before.subject in nodes and on_clean.subject in nodes and clean.subject in nodes
+    assert all(e.subject not in nodes for e in (unlicensed, refused[0], refused[1]))
+    assert nodes[approved(project).subject]["props"]["status"] == "approved"
+    assert nodes[f"project:{project}"]["props"]["require_passed_gates"] is True
+
+    # One poll batch three times the ingest batch limit: exactly the incomplete are refused.
+    bare = ("experiment", "environment", "inputs", "run_number")
+    many = [
+        started(project, without=(*bare, "code") if n % 7 == 0 else bare)
+        for n in range(3 * MAX_BATCH_EVENTS)
+    ]
+    produce(settings, many, [])
+    wide = settings.model_copy(update={"projector_max_batch": 4 * MAX_BATCH_EVENTS})
+    project_log(wide, neo4j_driver)
+    incomplete = sum(1 for n in range(3 * MAX_BATCH_EVENTS) if n % 7 == 0)
+    assert dead_letter_reasons(settings) == Counter({b"record_incomplete": 4 + incomplete})
+    assert verify(settings, neo4j_driver, project) == []
+    records = 1 + 1 + 4 + 5 + len(many)  # before, the policy, 4 then 5, the many
+    assert rebuilt(settings, neo4j_driver, project) == (
+        records,
+        records - 4 - incomplete,
+        4 + incomplete,
+    )

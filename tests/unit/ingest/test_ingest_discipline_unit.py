@@ -1,6 +1,8 @@
 """Ingest's records-discipline refusals over its HTTP layer with in-memory ports: a recorded
 environment changed under its key (409 naming the key and the fields), a run.completed
-without the conclusion its project requires (422 naming the run), and what stays accepted."""
+without the conclusion its project requires (422 naming the run), a record without another
+element it requires (422 ``record_incomplete`` naming what is missing), and what stays
+accepted."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
+from support.record_policy import policy as policy_of
+from support.record_policy import started, version
 
 from provgraph.authz import Principal, hash_token
 from provgraph.client.eventlog import MemoryEventLog
@@ -27,8 +31,9 @@ from provgraph.schemas import (
     parse_event,
 )
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
-from provgraph.schemas.events.policy import ProjectPolicySetPayload
+from provgraph.schemas.events.policy import policy_payload
 from provgraph.schemas.events.run import RunCompletedPayload
+from provgraph.schemas.records import RecordKind
 
 pytestmark = pytest.mark.unit
 
@@ -41,8 +46,7 @@ KEY = "trainer-2024-05"
 
 def _make(model: type[Event], payload: Any) -> dict[str, Any]:
     event = model.create(project="p", producer="https://e.com/t", actor="u:a", payload=payload)
-    data: dict[str, Any] = json.loads(event.to_json_bytes())
-    return data
+    return _data(event)
 
 
 def env(**changes: Any) -> dict[str, Any]:
@@ -55,7 +59,7 @@ def completed(run: str, conclusion: str | None = None) -> dict[str, Any]:
 
 
 def policy(required: bool) -> dict[str, Any]:
-    return _make(ProjectPolicySet, ProjectPolicySetPayload(require_conclusion=required))
+    return _make(ProjectPolicySet, policy_payload(require_conclusion=required))
 
 
 class Ingest:
@@ -153,7 +157,11 @@ class DownFacts:
     """A graph that cannot be read."""
 
     def discipline_facts(
-        self, environments: Collection[str], projects: Collection[str]
+        self,
+        environments: Collection[str],
+        projects: Collection[str],
+        dataset_versions: Collection[str] = (),
+        model_versions: Collection[str] = (),
     ) -> RecordFacts:
         raise ConnectionError("neo4j gone")
 
@@ -172,3 +180,30 @@ def test_an_unreadable_graph_is_503_not_a_refusal() -> None:
     assert answer.status_code == 503
     assert answer.json()["error"]["code"] == "graph_unavailable"
     assert answer.headers["retry-after"] == "2"
+
+
+def test_an_incomplete_record_is_422_naming_what_is_missing(ingest: Ingest) -> None:
+    run = started("p", without=("code", "environment"))
+    ingest.applied(_data(run))  # before the policy: kept, and a retry of it stays accepted
+    ingest.applied(_data(policy_of("p", {RecordKind.RUN: ("code", "environment")}, gates=True)))
+    assert ingest.post(_data(run))[0] == 202
+    bare = started("p", without=("environment",), train=("dataset:p/crawl@v1",))
+    status, body = ingest.post([env(), _data(bare)])
+    assert status == 422
+    assert body["error"]["code"] == "record_incomplete"
+    assert body["error"]["details"] == {
+        "index": 1,
+        "record": bare.subject,
+        "kind": "run",
+        "project": "p",
+        "missing": ["environment", "passed_gates"],
+        "gates": [{"dataset_version": "dataset:p/crawl@v1", "failed": []}],
+    }
+    assert len(ingest.log.events) == 1  # the retry alone: nothing of the refused batch
+    gated = version("p", "crawl", checks={"dedup": True})
+    assert ingest.post([_data(gated), _data(started("p", train=(gated.subject,)))])[0] == 202
+
+
+def _data(event: Event) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(event.to_json_bytes())
+    return data

@@ -3,12 +3,12 @@ environment is read-only, and a project may require a conclusion on run.complete
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from support.record_policy import logged
 
-from provgraph.ingest.projection import EventMutations, LogStamp, project_event
+from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.discipline import (
     ConclusionRequired,
     EnvironmentChanged,
@@ -26,9 +26,8 @@ from provgraph.schemas import (
     environment_id,
 )
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
-from provgraph.schemas.events.policy import ProjectPolicySetPayload
+from provgraph.schemas.events.policy import policy_payload
 from provgraph.schemas.events.run import RunCompletedPayload
-from provgraph.schemas.storage import format_time
 
 pytestmark = pytest.mark.unit
 
@@ -53,21 +52,12 @@ def env(key: str = "trainer-2024-05", **changes: Any) -> Event:
 
 
 def policy(required: bool, project: str = P) -> Event:
-    return _make(ProjectPolicySet, ProjectPolicySetPayload(require_conclusion=required), project)
+    return _make(ProjectPolicySet, policy_payload(require_conclusion=required), project)
 
 
 def completed(run: str, conclusion: str | None = None, project: str = P) -> Event:
     payload = RunCompletedPayload(run_id=run, conclusion=conclusion)
     return _make(RunCompleted, payload, project)
-
-
-def logged(events: list[Event]) -> list[EventMutations]:
-    """`events` folded as the log received them: one second apart, in the order given."""
-    start = datetime(2026, 1, 1, tzinfo=UTC)
-    return [
-        project_event(e, LogStamp(format_time(start + timedelta(seconds=n))))
-        for n, e in enumerate(events)
-    ]
 
 
 def verdicts(
@@ -158,9 +148,10 @@ def test_the_stored_policy_counts_and_lookups_name_what_to_read() -> None:
     graph.write(logged(story)[:1])
     changes = logged(story)[1:]
     story = story[1:]
-    assert lookups(changes) == ([ENV], ["other", P])
+    assert lookups(changes) == ([ENV], ["other", P], [], [])
     facts = graph.discipline_facts(*lookups(changes))
-    assert list(facts.policies) == [P] and list(facts.policies[P].values()) == [True]
+    assert list(facts.policies) == [P]
+    assert [p.requires_conclusion for p in facts.policies[P].values()] == [True]
     found = judge(changes, graph.discipline_facts(*lookups(changes)))
     assert [None if v is None else v.reason for v in found] == [None, "conclusion_required", None]
     assert disciplined(graph, changes) == [changes[0], changes[2]]

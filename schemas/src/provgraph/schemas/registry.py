@@ -138,12 +138,14 @@ def _default_registry() -> Registry:
         EVENT_MODELS,
         upcast_checkpoint_saved_v1,
         upcast_checkpoint_saved_v2,
+        upcast_policy_set_v1,
         upcast_to_v2,
     )
 
     upcasters: dict[tuple[str, int], Upcaster] = {
         ("checkpoint.saved", 1): upcast_checkpoint_saved_v1,
         ("checkpoint.saved", 2): upcast_checkpoint_saved_v2,
+        ("project.policy.set", 1): upcast_policy_set_v1,
         ("run.completed", 1): upcast_to_v2,
         ("run.failed", 1): upcast_to_v2,
     }

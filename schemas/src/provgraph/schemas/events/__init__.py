@@ -29,7 +29,11 @@ from provgraph.schemas.events.openlineage import (
     OpenLineageJobEvent,
     OpenLineageRunEvent,
 )
-from provgraph.schemas.events.policy import ProjectPolicySet
+from provgraph.schemas.events.policy import (
+    ProjectPolicySet,
+    ProjectPolicySetV1,
+    upcast_policy_set_v1,
+)
 from provgraph.schemas.events.run import (
     RunAborted,
     RunCompleted,
@@ -69,6 +73,7 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     AccessGranted,
     AccessRevoked,
     EntityDeleted,
+    ProjectPolicySetV1,
     ProjectPolicySet,
     TokenIssued,
     TokenRevoked,
@@ -102,6 +107,7 @@ __all__ = [
     "OpenLineageJobEvent",
     "OpenLineageRunEvent",
     "ProjectPolicySet",
+    "ProjectPolicySetV1",
     "RunAborted",
     "RunCompleted",
     "RunCompletedV1",
@@ -114,5 +120,6 @@ __all__ = [
     "TokenRevoked",
     "upcast_checkpoint_saved_v1",
     "upcast_checkpoint_saved_v2",
+    "upcast_policy_set_v1",
     "upcast_to_v2",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from provgraph.schemas.events.governance import (
     AccessRevokedPayload,
     AccessRole,
 )
-from provgraph.schemas.events.policy import ProjectPolicySetPayload
+from provgraph.schemas.events.policy import policy_payload
 from provgraph.schemas.events.tokens import (
     SYSTEM_PROJECT,
     GlobalRole,
@@ -33,6 +33,7 @@ from provgraph.schemas.events.tokens import (
     TokenRevoked,
     TokenRevokedPayload,
 )
+from provgraph.schemas.records import RecordKind
 from provgraph.schemas.version import __version__
 
 PRODUCER = f"https://provgraph.dev/cli/{__version__}"
@@ -68,10 +69,23 @@ def access_event(
 
 
 def policy_set(
-    project: str, actor: str, *, require_conclusion: bool, reason: str | None = None
+    project: str,
+    actor: str,
+    *,
+    require_conclusion: bool = False,
+    required: Mapping[RecordKind, Sequence[str]] | None = None,
+    require_passed_gates: bool = False,
+    reason: str | None = None,
 ) -> ProjectPolicySet:
-    """The ``project.policy.set`` event restating `project`'s policy."""
-    payload = ProjectPolicySetPayload(require_conclusion=require_conclusion, reason=reason)
+    """The ``project.policy.set`` event restating `project`'s policy: the elements `required`
+    of each kind (a conclusion of runs too with `require_conclusion`), and whether runs may
+    train only on data whose quality gates passed. `ValueError` names an unknown element."""
+    payload = policy_payload(
+        required,
+        require_conclusion=require_conclusion,
+        require_passed_gates=require_passed_gates,
+        reason=reason,
+    )
     return ProjectPolicySet.create(project=project, producer=PRODUCER, actor=actor, payload=payload)
 
 

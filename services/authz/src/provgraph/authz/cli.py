@@ -21,9 +21,11 @@ from provgraph.authz.admin import (
 from provgraph.authz.tokens import new_token, principal_name
 from provgraph.client.config import default_actor
 from provgraph.core.settings import KafkaSettings
-from provgraph.schemas import InvalidIdError
+from provgraph.schemas import InvalidIdError, ProjectPolicySet
 from provgraph.schemas.events.governance import AccessRole
+from provgraph.schemas.events.policy import ProjectPolicySetPayload
 from provgraph.schemas.events.tokens import GlobalRole
+from provgraph.schemas.records import ELEMENTS, RecordKind
 
 SubParsers = argparse._SubParsersAction
 _PROJECT_ROLES = [r.value for r in AccessRole if r is not AccessRole.AUDITOR]
@@ -54,16 +56,55 @@ def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
 def _register_policy(sub: SubParsers[argparse.ArgumentParser]) -> None:
     policy = sub.add_parser("policy", help="a project's policy (set by its admins, as an event)")
     actions = policy.add_subparsers(dest="action", required=True)
-    put = actions.add_parser("set", help="restate the project's policy (log order decides)")
+    put = actions.add_parser(
+        "set",
+        help="restate the project's policy (log order decides)",
+        description="Restate the project's whole policy: what is not stated is not required.",
+    )
     put.add_argument("project", help="the project, e.g. llm-pretrain")
+    kinds = "; ".join(f"{k.value}: {', '.join(sorted(ELEMENTS[k]))}" for k in RecordKind)
+    put.add_argument(
+        "--require",
+        action="append",
+        type=requirement,
+        default=[],
+        metavar="KIND:ELEM[,ELEM]",
+        help=f"elements every record of KIND must hold (repeatable; {kinds})",
+    )
+    put.add_argument(
+        "--require-passed-gates",
+        action="store_true",
+        help="refuse a run that trains on a dataset version whose quality checks failed or "
+        "were never recorded",
+    )
     put.add_argument(
         "--require-conclusion",
         action=argparse.BooleanOptionalAction,
-        required=True,
-        help="refuse run.completed without a conclusion (--no-require-conclusion: accept it)",
+        help="refuse run.completed without a conclusion (as --require run:conclusion; "
+        "--no-require-conclusion: accept it)",
     )
     put.add_argument("--reason", help="why, kept with the policy")
     put.set_defaults(func=_policy_set)
+
+
+def requirement(text: str) -> tuple[RecordKind, tuple[str, ...]]:
+    """``KIND:ELEM[,ELEM]`` as (kind, elements), each checked against `records.ELEMENTS`."""
+    kind_text, _, names = text.partition(":")
+    kinds = {k.value: k for k in RecordKind}
+    if kind_text not in kinds:
+        raise argparse.ArgumentTypeError(
+            f"{kind_text!r} is not a kind of record (known: {', '.join(kinds)})"
+        )
+    kind = kinds[kind_text]
+    elements = tuple(n.strip() for n in names.split(",") if n.strip())
+    unknown = [n for n in elements if n not in ELEMENTS[kind]]
+    if not elements or unknown:
+        what = f"{', '.join(map(repr, unknown))} is not" if unknown else "no element is"
+        raise argparse.ArgumentTypeError(
+            f"{what} an element of a {kind.value} record "
+            f"(known: {', '.join(sorted(ELEMENTS[kind]))})"
+        )
+    return kind, elements
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -103,17 +144,46 @@ def _access(args: argparse.Namespace) -> int:
 
 
 def _policy_set(args: argparse.Namespace) -> int:
-    required = bool(args.require_conclusion)
     try:
-        event = policy_set(
-            args.project, default_actor(), require_conclusion=required, reason=args.reason
-        )
+        event = policy_event(args)
     except (ValueError, InvalidIdError) as exc:
         return _fail(exc)
     append_to_log([event], KafkaSettings())
-    rule = "requires" if required else "does not require"
-    print(f"project {args.project} {rule} a conclusion on run.completed", file=sys.stderr)
+    print(f"project {args.project}: {describe(event.payload)}")
     return 0
+
+
+def policy_event(args: argparse.Namespace) -> ProjectPolicySet:
+    """The ``project.policy.set`` event `provgraph policy set` appends; `ValueError` when no
+    rule is stated (a policy restates every rule: say explicitly that nothing is required)."""
+    if not (args.require or args.require_passed_gates or args.require_conclusion is not None):
+        raise ValueError(
+            "state the policy: --require KIND:ELEM[,ELEM], --require-passed-gates, "
+            "--require-conclusion (or --no-require-conclusion: require nothing)"
+        )
+    required: dict[RecordKind, list[str]] = {}
+    for kind, elements in args.require:
+        required.setdefault(kind, []).extend(elements)
+    return policy_set(
+        args.project,
+        default_actor(),
+        require_conclusion=bool(args.require_conclusion),
+        required=required,
+        require_passed_gates=args.require_passed_gates,
+        reason=args.reason,
+    )
+
+
+def describe(payload: ProjectPolicySetPayload) -> str:
+    """A policy in one line: what each kind requires, and the gates rule."""
+    parts = [
+        f"{kind.value} requires {', '.join(payload.required.of(kind))}"
+        for kind in RecordKind
+        if payload.required.of(kind)
+    ]
+    if payload.require_passed_gates:
+        parts.append("runs train only on dataset versions whose quality checks passed")
+    return "; ".join(parts) or "requires nothing"
 
 
 def _fail(exc: Exception) -> int:

@@ -9,17 +9,27 @@ from typing import Any
 
 from neo4j import Driver, Record, RoutingControl
 
-from provgraph.ingest.ports import GraphView, OwnerLookup
+from provgraph.ingest.ports import GraphView, Ids, OwnerLookup
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.ingest.projection.completeness import (
+    DATASET_VERSION_CREATED,
+    MODEL_EVALUATED,
+    POLICY_HISTORY,
+    POLICY_RECORDS,
+    QUALITY_GATES,
+    failed_checks,
+    history_rows,
+    policy_history,
+)
 from provgraph.ingest.projection.discipline import (
     CONTENT_FIELDS,
     CONTENT_HASH,
-    POLICY_HISTORY,
+    Lookups,
     RecordFacts,
     facts_of,
 )
 from provgraph.ingest.projection.ownership import Owner
-from provgraph.schemas.graph import APPLIED_EVENT_LABEL, METRIC_SERIES_LABEL, Label
+from provgraph.schemas.graph import APPLIED_EVENT_LABEL, METRIC_SERIES_LABEL, TOUCHED_REL, Label
 from provgraph.schemas.storage import CLAIMED, PLACEHOLDER
 
 _SCOPE = (
@@ -143,7 +153,8 @@ class Neo4jPayloadHashes:
 
 
 # What the records-discipline rules read (`ports.FactsLookup`, `projection.discipline`): the
-# contents of recorded environments, and the conclusion policy of projects.
+# contents of recorded environments, the policy history of projects, the quality gates of
+# dataset versions and which model versions have an evaluation.
 ENVIRONMENT_CONTENTS = f"""
 UNWIND $ids AS id
 MATCH (n:{Label.ENVIRONMENT} {{id: id}})
@@ -154,33 +165,65 @@ RETURN n.id AS id, n.{CONTENT_HASH} AS digest, coalesce(n.{CONTENT_FIELDS}, []) 
 PROJECT_POLICIES = f"""
 UNWIND $projects AS project
 MATCH (n:{Label.PROJECT} {{id: 'project:' + project}})
-WITH project, n, [k IN keys(n) WHERE k STARTS WITH $prefix] AS entries
+WITH project, n, [k IN keys(n) WHERE any(p IN $prefixes WHERE k STARTS WITH p)] AS entries
 WHERE size(entries) > 0
-RETURN project, [k IN entries | [substring(k, size($prefix)), n[k]]] AS history
+RETURN project, [k IN entries | [k, n[k]]] AS history
+"""
+
+# When the log appended what recorded them: the earliest event of that type that touched the
+# node (its AppliedEvent's `logged_at`, else its `occurred_at` when folded without its record).
+_FIRST_LOGGED = f"""
+head(COLLECT {{
+    MATCH (a:{APPLIED_EVENT_LABEL} {{event_type: $event_type}})-[:{TOUCHED_REL}]->(n)
+    WITH coalesce(a.logged_at, a.occurred_at) AS at ORDER BY at LIMIT 1 RETURN at
+}})"""
+
+DATASET_GATES = f"""
+UNWIND $ids AS id
+MATCH (n:{Label.DATASET_VERSION} {{id: id}})
+WHERE n.{QUALITY_GATES} IS NOT NULL
+RETURN n.id AS id, n.{QUALITY_GATES} AS gates, {_FIRST_LOGGED.strip()} AS at
+"""
+
+EVALUATED_VERSIONS = f"""
+UNWIND $ids AS id
+MATCH (n:{Label.MODEL_VERSION} {{id: id}})
+WITH n, {_FIRST_LOGGED.strip()} AS at
+WHERE at IS NOT NULL
+RETURN n.id AS id, at
 """
 
 
 def read_discipline_facts(
     driver: Driver,
-    environments: Collection[str],
-    projects: Collection[str],
+    wanted: Lookups,
     database: str = "neo4j",
     routing: RoutingControl = RoutingControl.WRITE,
 ) -> RecordFacts:
-    """The stored contents of `environments` and the conclusion policy of `projects`
-    (`projection.discipline`): at most two reads, none when there is nothing to ask."""
-    found: dict[str, tuple[str, list[str]]] = {}
-    policies: dict[str, dict[str, bool]] = {}
-    if environments:
-        records = _records(
-            driver, ENVIRONMENT_CONTENTS, database, routing, ids=sorted(environments)
-        )
-        found = {str(r["id"]): (str(r["digest"]), [str(f) for f in r["fields"]]) for r in records}
-    if projects:
-        params = {"projects": sorted(projects), "prefix": POLICY_HISTORY}
-        records = _records(driver, PROJECT_POLICIES, database, routing, **params)
-        policies = {str(r["project"]): {str(v): bool(b) for v, b in r["history"]} for r in records}
-    return facts_of(found, policies)
+    """What the discipline rules read for `wanted` (`projection.discipline.lookups`): one
+    read per kind of fact asked for, none when nothing is asked."""
+
+    def read(query: str, asked: list[str], **params: Any) -> list[Record]:
+        return _records(driver, query, database, routing, **params) if asked else []
+
+    environments = read(ENVIRONMENT_CONTENTS, wanted.environments, ids=wanted.environments)
+    found = {str(r["id"]): (str(r["digest"]), [str(f) for f in r["fields"]]) for r in environments}
+    prefixes = [POLICY_HISTORY, POLICY_RECORDS]
+    rows = read(PROJECT_POLICIES, wanted.projects, projects=wanted.projects, prefixes=prefixes)
+    policies = {str(r["project"]): policy_history(*history_rows(r["history"])) for r in rows}
+    created = {"event_type": DATASET_VERSION_CREATED, "ids": wanted.dataset_versions}
+    gates = {
+        str(r["id"]): (failed_checks(r["gates"]), str(r["at"] or ""))
+        for r in read(DATASET_GATES, wanted.dataset_versions, **created)
+    }
+    evaluations = {"event_type": MODEL_EVALUATED, "ids": wanted.model_versions}
+    evaluated = read(EVALUATED_VERSIONS, wanted.model_versions, **evaluations)
+    return facts_of(
+        found,
+        policies,
+        {d: (f, at) for d, (f, at) in gates.items() if f is not None},
+        {str(r["id"]): str(r["at"]) for r in evaluated},
+    )
 
 
 class Neo4jDisciplineFacts:
@@ -191,9 +234,20 @@ class Neo4jDisciplineFacts:
         self.database = database
 
     def discipline_facts(
-        self, environments: Collection[str], projects: Collection[str]
+        self, environments: Ids, projects: Ids, dataset_versions: Ids = (), model_versions: Ids = ()
     ) -> RecordFacts:
-        """The stored contents of `environments` and the policies of `projects`."""
-        return read_discipline_facts(
-            self.driver, environments, projects, self.database, RoutingControl.READ
-        )
+        """The stored facts the discipline rules read of these ids (`ports.FactsLookup`)."""
+        wanted = lookups_of(environments, projects, dataset_versions, model_versions)
+        return read_discipline_facts(self.driver, wanted, self.database, RoutingControl.READ)
+
+
+def lookups_of(
+    environments: Collection[str],
+    projects: Collection[str],
+    dataset_versions: Collection[str] = (),
+    model_versions: Collection[str] = (),
+) -> Lookups:
+    """`Lookups` of these ids, each sorted."""
+    return Lookups(
+        sorted(environments), sorted(projects), sorted(dataset_versions), sorted(model_versions)
+    )

@@ -113,14 +113,20 @@ class OwnerLookup(Protocol):
         ...
 
 
+Ids = Collection[str]
+"""Node ids asked about, in any order (the lookups sort what they send)."""
+
+
 class FactsLookup(Protocol):
     """What the records-discipline rules read of the graph now (`projection.discipline`)."""
 
     def discipline_facts(
-        self, environments: Collection[str], projects: Collection[str]
+        self, environments: Ids, projects: Ids, dataset_versions: Ids = (), model_versions: Ids = ()
     ) -> RecordFacts:
-        """The stored contents of each of `environments` that has a snapshot, and the
-        conclusion policy of each of `projects` that has set one."""
+        """The stored contents of each of `environments` that has a snapshot, the policy
+        history of each of `projects` that has set one, the quality checks of each of
+        `dataset_versions` that recorded some, and which of `model_versions` have an
+        evaluation recorded."""
         ...
 
 

@@ -118,25 +118,24 @@ def owned(store: BatchWriter, changes: Sequence[EventMutations]) -> list[EventMu
     return _passed(changes, screen_batch(store, changes))
 
 
-# ---- records discipline: read-only environments, required conclusions ----------------------
+# ---- records discipline: read-only environments, required conclusions, complete records ---
 
 
 def discipline_batch(
     store: FactsLookup, changes: Sequence[EventMutations]
 ) -> list[ProjectionError | None]:
     """Per change, in order: the discipline rule it breaks (`projection.discipline`: reason
-    ``environment_changed`` or ``conclusion_required``), else None. Reads the store once."""
-    environments, projects = lookups(changes)
-    facts = store.discipline_facts(environments, projects)
-    return judge(changes, facts)
+    ``environment_changed``, ``conclusion_required`` or ``record_incomplete``), else None.
+    Reads the store once."""
+    return judge(changes, store.discipline_facts(*lookups(changes)))
 
 
 def discipline_entries(
     store: FactsLookup, entries: Sequence[tuple[LogRecord, EventMutations]]
 ) -> list[ProjectionError | None]:
-    """`discipline_batch` of a poll batch's entries judged in log order (a policy set before a
-    run.completed in the log is the one in force for it, whatever their partitions); the
-    errors come back in `entries`' order."""
+    """`discipline_batch` of a poll batch's entries judged in log order (a policy set before an
+    event in the log is the one in force for it, whatever their partitions); the errors come
+    back in `entries`' order."""
     return _in_log_order(discipline_batch, store, entries)
 
 

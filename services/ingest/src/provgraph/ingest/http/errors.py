@@ -106,6 +106,14 @@ class ConclusionRequiredError(UnprocessableError):
     code = "conclusion_required"
 
 
+class RecordIncompleteError(UnprocessableError):
+    """A record without an element its project's policy requires (a run's code, a dataset
+    version's source, an evaluation before approval...), or a run that trains on a dataset
+    version whose quality gates did not pass, in a project that requires they did."""
+
+    code = "record_incomplete"
+
+
 class EventLogError(IngestError):
     """The event log refused or lost the batch for a reason a retry will not fix."""
 

@@ -34,6 +34,7 @@ from provgraph.ingest.http.errors import (
     GraphUnavailableError,
     InvalidBodyError,
     MalformedJsonError,
+    RecordIncompleteError,
     RequestError,
     TooManyEventsError,
     append_failed,
@@ -217,12 +218,18 @@ def _check_applied(context: IngestContext, events: list[Event]) -> set[str]:
 
 def _check_discipline(context: IngestContext, events: list[Event], applied: set[str]) -> None:
     """409 when a snapshot changes a recorded environment, 422 when a run.completed lacks the
-    conclusion its project requires (`integrity.check_discipline`)."""
+    conclusion its project requires or a record another element it requires
+    (`integrity.check_discipline`)."""
     if context.facts is None:  # only before the lifespan started
         raise EventLogUnavailableError("the ingest service is starting", retry_after_s=1)
     try:
         check_discipline(events, context.facts, applied, context.settings.retry_after_s)
-    except (EnvironmentChangedError, ConclusionRequiredError, GraphUnavailableError) as exc:
+    except (
+        EnvironmentChangedError,
+        ConclusionRequiredError,
+        RecordIncompleteError,
+        GraphUnavailableError,
+    ) as exc:
         context.metrics.record_rejected(exc.code, len(events))
         raise
 

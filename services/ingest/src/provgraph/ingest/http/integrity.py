@@ -7,7 +7,9 @@
   server's is refused (422), as the projector dead-letters it against the log's append time.
 - The records discipline (`projection.discipline`): a snapshot that changes a recorded
   environment is a conflict (409 `environment_changed`), a run.completed without the
-  conclusion its project requires is refused (422 `conclusion_required`).
+  conclusion its project requires is refused (422 `conclusion_required`), a record without
+  another element its project requires, or a run that trains on data whose quality gates did
+  not pass, is refused (422 `record_incomplete`, naming what is missing).
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from provgraph.ingest.http.errors import (
     EnvironmentChangedError,
     EventIdConflictError,
     GraphUnavailableError,
+    RecordIncompleteError,
     RequestError,
 )
 from provgraph.ingest.ports import FactsLookup
 from provgraph.ingest.projection import project_event
+from provgraph.ingest.projection.completeness import RecordIncomplete
 from provgraph.ingest.projection.discipline import (
     ConclusionRequired,
     EnvironmentChanged,
@@ -123,7 +127,8 @@ def check_discipline(
 ) -> None:
     """Raise for the first event that breaks the records discipline, judged in request order
     from the graph as it is now (one read): `EnvironmentChangedError` (409) naming the key and
-    the differing fields, `ConclusionRequiredError` (422) naming the run;
+    the differing fields, `ConclusionRequiredError` (422) naming the run,
+    `RecordIncompleteError` (422) naming the record and what it lacks;
     `GraphUnavailableError` when the graph cannot be read. An event in `applied` (a retry of
     an applied event) was judged when it was first appended and is left out."""
     fresh = [i for i, event in enumerate(events) if str(event.event_id) not in applied]
@@ -158,5 +163,23 @@ def _discipline_error(index: int, event: Event, verdict: ProjectionError) -> Req
             "differing": list(verdict.fields),
         }
         return EnvironmentChangedError(where, details)
+    if isinstance(verdict, RecordIncomplete):
+        return RecordIncompleteError(where, _incomplete_details(index, verdict))
     run = verdict.run if isinstance(verdict, ConclusionRequired) else event.subject
     return ConclusionRequiredError(where, {"index": index, "run": run, "project": event.project})
+
+
+def _incomplete_details(index: int, verdict: RecordIncomplete) -> dict[str, object]:
+    """What a `record_incomplete` answer names: the record, its kind and project, every
+    element missing, and each dataset version trained on that did not pass its gates."""
+    gates = [
+        {"dataset_version": g.dataset_version, "failed": list(g.failed)} for g in verdict.gates
+    ]
+    return {
+        "index": index,
+        "record": verdict.record,
+        "kind": verdict.kind.value,
+        "project": verdict.project,
+        "missing": list(verdict.missing),
+        "gates": gates,
+    }

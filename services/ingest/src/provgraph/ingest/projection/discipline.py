@@ -1,5 +1,5 @@
-"""Records discipline, decided from mutations alone (no I/O): read-only environments and the
-conclusion a project may require.
+"""Records discipline, decided from mutations alone (no I/O): read-only environments, the
+conclusion a project may require, and complete records (`projection.completeness`).
 
 - **Environments are read-only.** The fold stores on each Environment node the hash of its
   snapshot's contents (`CONTENT_HASH`: every payload field but the key) and one short digest
@@ -16,35 +16,50 @@ conclusion a project may require.
   log's order* (so the answer never depends on which partition a projector read first); at
   ingest, where there is no log time yet, the latest one stored, then those earlier in the
   request.
+- **Records may be required complete.** The same policy names the elements each kind of record
+  must hold and whether runs may train only on data whose quality gates passed
+  (`projection.completeness`, reason ``record_incomplete``); it is in force by the same order.
 
-`judge` applies both rules to a batch, starting from the stored `RecordFacts` and updating them
-as it goes, so an environment first recorded earlier in the batch, or a policy set before the
-run.completed, counts.
+`judge` applies the rules to a batch, starting from the stored `RecordFacts` and updating them
+as it goes, so an environment, a dataset version's gates or an evaluation first recorded
+earlier in the batch, or a policy set before the event, counts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from provgraph.ingest.projection.mutations import (
-    EventMutations,
-    NodeUpsert,
-    ProjectionError,
-    Versioned,
+from provgraph.ingest.projection.completeness import (
+    CONCLUSION,
+    DATASET_VERSION_CREATED,
+    MODEL_EVALUATED,
+    MODEL_STATUS_CHANGED,
+    NO_POLICY,
+    PASSED_GATES,
+    RUN_STARTED,
+    Policy,
+    RecordIncomplete,
+    approves,
+    counts_by,
+    evaluated,
+    gate_failures,
+    missing_elements,
+    own_node,
+    recorded_gates,
+    stated_policy,
+    train_inputs,
 )
+from provgraph.ingest.projection.mutations import EventMutations, NodeUpsert, ProjectionError
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
+from provgraph.schemas.records import RecordKind
 from provgraph.schemas.storage import event_version
 
 CONTENT_HASH = "content_hash"
 CONTENT_FIELDS = "content_fields"
-REQUIRE_CONCLUSION = "require_conclusion"
-POLICY_HISTORY = "policy.require_conclusion."
-"""Prefix of the Project node's policy history: one property per policy event, named by its
-log version (``policy.require_conclusion.<logged_at>|<event_id>``), holding the boolean."""
 ENVIRONMENT_EVENT = "environment.snapshot.recorded"
 POLICY_EVENT = "project.policy.set"
 RUN_COMPLETED = "run.completed"
@@ -86,27 +101,39 @@ def contents_props(contents: Contents) -> dict[str, str | tuple[str, ...]]:
     return {CONTENT_HASH: contents.digest, CONTENT_FIELDS: contents.fields}
 
 
-def policy_props(version: str, required: bool) -> dict[str, Versioned]:
-    """The Project node's properties of one policy event with log version `version`: the
-    policy now (last-writer-wins) and its entry in the history."""
-    entry = Versioned(version, required)
-    return {REQUIRE_CONCLUSION: entry, POLICY_HISTORY + version: entry}
-
-
 @dataclass
 class RecordFacts:
-    """What the rules read of the stored graph: each recorded environment's contents, and the
-    policy history of each project that has set one (log version -> require_conclusion)."""
+    """What the rules read of the stored graph: each recorded environment's contents, the
+    policy history of each project that has set one (log version -> `Policy`), the failed
+    quality checks of dataset versions that recorded some (absent: none recorded), and the
+    model versions with an evaluation recorded; of both, when the log appended them (a gate or
+    an evaluation counts for an event appended no earlier, whichever a projector read first)."""
 
     environments: dict[str, Contents] = field(default_factory=dict)
-    policies: dict[str, dict[str, bool]] = field(default_factory=dict)
+    policies: dict[str, dict[str, Policy]] = field(default_factory=dict)
+    gates: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    evaluated: set[str] = field(default_factory=set)
+    recorded_at: dict[str, str] = field(default_factory=dict)  # id -> when the log had it
 
-    def requires_conclusion(self, project: str, before: str = _AFTER_EVERYTHING) -> bool:
+    def policy(self, project: str, before: str = _AFTER_EVERYTHING) -> Policy:
         """The policy in force just before the log version `before` (by default: the latest);
         a project without a policy requires nothing."""
         history = self.policies.get(project, {})
         known = [version for version in history if version < before]
-        return history[max(known)] if known else False
+        return history[max(known)] if known else NO_POLICY
+
+    def known(self, recorded: Collection[str], entity: str, at: str) -> bool:
+        """Whether `entity` is among `recorded` for an event the log appended at `at`
+        (`recorded_at`, `completeness.counts_by`)."""
+        return entity in recorded and counts_by(self.recorded_at.get(entity, ""), at)
+
+    def gates_known(self, at: str) -> dict[str, tuple[str, ...]]:
+        """`gates` as they stood at the log time `at`."""
+        return {d: f for d, f in self.gates.items() if self.known(self.gates, d, at)}
+
+    def requires_conclusion(self, project: str, before: str = _AFTER_EVERYTHING) -> bool:
+        """Whether the policy in force just before `before` requires a conclusion."""
+        return self.policy(project, before).requires_conclusion
 
 
 class EnvironmentChanged(ProjectionError):
@@ -136,13 +163,6 @@ class ConclusionRequired(ProjectionError):
         )
 
 
-def _own_node(change: EventMutations) -> NodeUpsert | None:
-    """The upsert of the event's own subject, if it writes one."""
-    subject = change.record.subject
-    found = [m for m in change.mutations if isinstance(m, NodeUpsert) and m.id == subject]
-    return found[0] if found else None
-
-
 def _contents(node: NodeUpsert) -> Contents | None:
     digest, fields = node.lww.get(CONTENT_HASH), node.lww.get(CONTENT_FIELDS)
     if digest is None or fields is None or not isinstance(fields.value, tuple):
@@ -150,11 +170,32 @@ def _contents(node: NodeUpsert) -> Contents | None:
     return Contents(str(digest.value), tuple(str(f) for f in fields.value))
 
 
-def lookups(changes: Sequence[EventMutations]) -> tuple[list[str], list[str]]:
-    """What `judge` needs read of the store: environment ids and projects (sorted)."""
+class Lookups(NamedTuple):
+    """What `judge` needs read of the store (each sorted): environment ids, projects, the
+    dataset versions runs train on, and the model versions approved."""
+
+    environments: list[str]
+    projects: list[str]
+    dataset_versions: list[str]
+    model_versions: list[str]
+
+
+_RECORDING = frozenset({DATASET_VERSION_CREATED, MODEL_EVALUATED})
+_POLICED = frozenset({RUN_COMPLETED, RUN_STARTED, DATASET_VERSION_CREATED, MODEL_STATUS_CHANGED})
+
+
+def lookups(changes: Sequence[EventMutations]) -> Lookups:
+    """What `judge` needs read of the store for `changes`."""
     environments = {c.record.subject for c in changes if c.record.event_type == ENVIRONMENT_EVENT}
-    projects = {c.record.project for c in changes if c.record.event_type == RUN_COMPLETED}
-    return sorted(environments), sorted(projects)
+    projects = {c.record.project for c in changes if c.record.event_type in _POLICED}
+    trained = {version for c in changes for version in train_inputs(c)}
+    approved = {c.record.subject for c in changes if _approves(c)}
+    return Lookups(sorted(environments), sorted(projects), sorted(trained), sorted(approved))
+
+
+def _approves(change: EventMutations) -> bool:
+    node = own_node(change)
+    return node is not None and approves(change, node)
 
 
 def log_version(change: EventMutations) -> str:
@@ -173,23 +214,36 @@ def judge(
     before it in the log's order, the batch's own policies included, whatever order `changes`
     come in. Without it (ingest, before the log): by the latest policy stored, then by those
     earlier in `changes`. Environments are judged in the order of `changes` (one key's events
-    share a partition, so that is the log's order)."""
-    if by_log:
-        for change in changes:
-            _remember_policy(change, facts, log_version(change))
-    return [_judge_one(change, facts, by_log) for change in changes]
+    share a partition, so that is the log's order).
+
+    A dataset version's gates and a model version's evaluation count for an event: by the log,
+    when appended before it or with it (`completeness.counts_by`: one request's events are
+    appended together, on their own partitions, so the batch's records are judged first); at
+    ingest, when stored or earlier in `changes`."""
+    if not by_log:
+        return [_judge_one(change, facts, by_log) for change in changes]
+    for change in changes:
+        _remember_policy(change, facts, log_version(change))
+    first = {
+        i: _judge_one(change, facts, by_log)
+        for i, change in enumerate(changes)
+        if change.record.event_type in _RECORDING
+    }
+    return [
+        first[i] if i in first else _judge_one(change, facts, by_log)
+        for i, change in enumerate(changes)
+    ]
 
 
 def _remember_policy(change: EventMutations, facts: RecordFacts, version: str) -> None:
-    node = _own_node(change)
-    required = node.lww.get(REQUIRE_CONCLUSION) if node is not None else None
-    if change.record.event_type == POLICY_EVENT and required is not None:
-        history = facts.policies.setdefault(change.record.project, {})
-        history[version] = bool(required.value)
+    node = own_node(change)
+    policy = stated_policy(node) if node is not None else None
+    if change.record.event_type == POLICY_EVENT and policy is not None:
+        facts.policies.setdefault(change.record.project, {})[version] = policy
 
 
 def _judge_one(change: EventMutations, facts: RecordFacts, by_log: bool) -> ProjectionError | None:
-    kind, node = change.record.event_type, _own_node(change)
+    kind, node = change.record.event_type, own_node(change)
     if node is None:
         return None
     if kind == ENVIRONMENT_EVENT:
@@ -197,12 +251,58 @@ def _judge_one(change: EventMutations, facts: RecordFacts, by_log: bool) -> Proj
     if kind == POLICY_EVENT and not by_log:  # in request order: after everything stored
         facts.policies.pop(change.record.project, None)
         _remember_policy(change, facts, "")
-    elif kind == RUN_COMPLETED and "conclusion" not in node.lww:
-        project = change.record.project
-        before = log_version(change) if by_log else _AFTER_EVERYTHING
-        if facts.requires_conclusion(project, before):
-            return ConclusionRequired(node.id, project)
+        return None
+    before = log_version(change) if by_log else _AFTER_EVERYTHING
+    policy = facts.policy(change.record.project, before)
+    if kind == RUN_COMPLETED:
+        if CONCLUSION not in node.lww and policy.requires_conclusion:
+            return ConclusionRequired(node.id, change.record.project)
+        return None
+    at = _logged_at(change) if by_log else ""  # at ingest, what is recorded counts at once
+    verdict = _incomplete(change, node, facts, policy, at or _AFTER_EVERYTHING)
+    if verdict is None:
+        _learn(change, node, facts, at)
+    return verdict
+
+
+def _incomplete(
+    change: EventMutations, node: NodeUpsert, facts: RecordFacts, policy: Policy, at: str
+) -> RecordIncomplete | None:
+    """The elements `policy` requires that the event's record lacks, if any, by what `facts`
+    knew at the log time `at`."""
+    project, found = change.record.project, missing_elements(change, node, policy)
+    if found is not None:
+        kind, missing = found
+        trains = train_inputs(change) if policy.require_passed_gates else []
+        gates = gate_failures(trains, facts.gates_known(at))
+        if not missing and not gates:
+            return None
+        return RecordIncomplete(
+            node.id, kind, project, missing + [PASSED_GATES] * bool(gates), gates
+        )
+    wanted = "evaluation" in policy.of(RecordKind.MODEL_VERSION)
+    evaluation = facts.known(facts.evaluated, node.id, at)
+    if wanted and approves(change, node) and not evaluation:
+        return RecordIncomplete(node.id, RecordKind.MODEL_VERSION, project, ["evaluation"])
     return None
+
+
+def _learn(change: EventMutations, node: NodeUpsert, facts: RecordFacts, at: str) -> None:
+    """Keep what a passing event records that later events are judged by, with the log time
+    `at` it counts from."""
+    failed = recorded_gates(node) if change.record.event_type == DATASET_VERSION_CREATED else None
+    if failed is not None and node.id not in facts.gates:
+        facts.gates[node.id] = failed
+        facts.recorded_at[node.id] = at
+    for version in evaluated(change):
+        if version not in facts.evaluated:
+            facts.evaluated.add(version)
+            facts.recorded_at[version] = at
+
+
+def _logged_at(change: EventMutations) -> str:
+    """When the log appended the event (its claimed time when folded without its record)."""
+    return change.record.logged_at or change.record.occurred_at
 
 
 def _environment(node: NodeUpsert, facts: RecordFacts) -> ProjectionError | None:
@@ -217,11 +317,19 @@ def _environment(node: NodeUpsert, facts: RecordFacts) -> ProjectionError | None
 
 def facts_of(
     environments: Mapping[str, tuple[str, Collection[str]]],
-    policies: Mapping[str, Mapping[str, bool]],
+    policies: Mapping[str, Mapping[str, Policy]],
+    gates: Mapping[str, tuple[Iterable[str], str]] | None = None,
+    evaluated: Mapping[str, str] | None = None,
 ) -> RecordFacts:
     """`RecordFacts` from stored rows: environment id -> (content hash, field digests);
-    project -> policy history (log version -> require_conclusion)."""
+    project -> policy history (log version -> `Policy`); dataset version -> (its failed
+    quality checks, when the log appended them), for those with checks recorded; model
+    version -> when the log appended its first evaluation."""
+    gates, evaluated = gates or {}, evaluated or {}
     return RecordFacts(
         {i: Contents(d, tuple(sorted(f))) for i, (d, f) in environments.items()},
         {p: dict(h) for p, h in policies.items()},
+        {d: tuple(sorted(f)) for d, (f, _) in gates.items()},
+        set(evaluated),
+        {**{d: at for d, (_, at) in gates.items()}, **evaluated},
     )

@@ -9,7 +9,7 @@ far-future `occurred_at` is beaten by any revoke appended after it.
 from __future__ import annotations
 
 from provgraph.ingest.projection.base import Ctx, projects_logged
-from provgraph.ingest.projection.discipline import policy_props
+from provgraph.ingest.projection.completeness import policy_of, policy_props
 from provgraph.ingest.projection.mutations import LogStamp, Mutation
 from provgraph.schemas.events.governance import AccessGranted, AccessRevoked, EntityDeleted
 from provgraph.schemas.events.policy import ProjectPolicySet
@@ -56,7 +56,7 @@ def _policy_set(event: ProjectPolicySet, stamp: LogStamp) -> list[Mutation]:
         "policy_set_by": event.actor,
         "policy_set_at": ctx.logged_at,
     }
-    versioned = policy_props(ctx.version, p.require_conclusion)  # now, and in the history
+    versioned = policy_props(ctx.version, policy_of(p))  # now, and in the history
     return [ctx.node(event.subject, defining=True, props=props, versioned=versioned)]
 
 

@@ -30,6 +30,7 @@ class Reason(StrEnum):
     OWNERSHIP = "ownership"
     ENVIRONMENT_CHANGED = "environment_changed"  # a recorded environment is read-only
     CONCLUSION_REQUIRED = "conclusion_required"  # the project's policy refuses run.completed
+    RECORD_INCOMPLETE = "record_incomplete"  # a record lacks what the project's policy requires
     OCCURRED_AT_IN_FUTURE = "occurred_at_in_future"
     UNSUPPORTED_VERSION = "unsupported_version"
     UNKNOWN_TYPE = "unknown_type"

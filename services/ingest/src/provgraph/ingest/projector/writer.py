@@ -15,8 +15,8 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
-from provgraph.ingest.graphread import read_discipline_facts, read_owners
-from provgraph.ingest.ports import BatchWriter, PartitionOffset
+from provgraph.ingest.graphread import lookups_of, read_discipline_facts, read_owners
+from provgraph.ingest.ports import BatchWriter, Ids, PartitionOffset
 from provgraph.ingest.projection import event_props
 from provgraph.ingest.projection.base import label_of
 from provgraph.ingest.projection.discipline import RecordFacts
@@ -235,11 +235,12 @@ class GraphWriter(BatchWriter):
         return read_owners(self.driver, ids, self.database)
 
     def discipline_facts(
-        self, environments: Collection[str], projects: Collection[str]
+        self, environments: Ids, projects: Ids, dataset_versions: Ids = (), model_versions: Ids = ()
     ) -> RecordFacts:
-        """The stored contents of `environments` and the policies of `projects` (read from
-        the leader: the projector must see its own last batch)."""
-        return read_discipline_facts(self.driver, environments, projects, self.database)
+        """The stored facts the discipline rules read of these ids (read from the leader: the
+        projector must see its own last batch)."""
+        wanted = lookups_of(environments, projects, dataset_versions, model_versions)
+        return read_discipline_facts(self.driver, wanted, self.database)
 
 
 def _fresh(tx: ManagedTransaction, changes: list[EventMutations]) -> list[EventMutations]:

@@ -10,14 +10,20 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from provgraph.ingest.ports import BatchWriter, GraphView, PartitionOffset
+from provgraph.ingest.ports import BatchWriter, GraphView, Ids, PartitionOffset
 from provgraph.ingest.projection import event_props, project_event
 from provgraph.ingest.projection.base import label_of
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.ingest.projection.completeness import (
+    DATASET_VERSION_CREATED,
+    MODEL_EVALUATED,
+    QUALITY_GATES,
+    failed_checks,
+    stored_history,
+)
 from provgraph.ingest.projection.discipline import (
     CONTENT_FIELDS,
     CONTENT_HASH,
-    POLICY_HISTORY,
     RecordFacts,
     facts_of,
 )
@@ -110,6 +116,7 @@ class MemoryGraph(BatchWriter, GraphView):
         self.events: dict[str, EventRecord] = {}
         self.offsets: dict[tuple[str, int], int] = {}
         self._facts = _ReadFacts()
+        self._first_logged: dict[tuple[str, str], str] = {}  # (event type, node) -> log time
 
     def write(
         self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
@@ -139,27 +146,29 @@ class MemoryGraph(BatchWriter, GraphView):
         return found
 
     def discipline_facts(
-        self, environments: Collection[str], projects: Collection[str]
+        self, environments: Ids, projects: Ids, dataset_versions: Ids = (), model_versions: Ids = ()
     ) -> RecordFacts:
-        """The stored contents of `environments` and the policy history of `projects` (as
-        `graphread.ENVIRONMENT_CONTENTS` and `graphread.PROJECT_POLICIES` read them)."""
+        """The stored contents of `environments`, the policy history of `projects`, the
+        quality checks of `dataset_versions` and which of `model_versions` are evaluated, with
+        when the log appended them (as `graphread.read_discipline_facts` reads them)."""
         found: dict[str, tuple[str, list[str]]] = {}
         for env in environments:
-            props = self.nodes[env][1] if env in self.nodes else {}
+            props = self._props(env)
             if props.get(CONTENT_HASH) is not None:
                 found[env] = (str(props[CONTENT_HASH]), list(props.get(CONTENT_FIELDS) or ()))
-        policies: dict[str, dict[str, bool]] = {}
-        for project in projects:
-            node = f"project:{project}"
-            props = self.nodes[node][1] if node in self.nodes else {}
-            history = {
-                k.removeprefix(POLICY_HISTORY): bool(v)
-                for k, v in props.items()
-                if k.startswith(POLICY_HISTORY)
-            }
-            if history:
-                policies[project] = history
-        return facts_of(found, policies)
+        histories = {p: stored_history(self._props(f"project:{p}")) for p in projects}
+        gates = {d: failed_checks(self._props(d).get(QUALITY_GATES)) for d in dataset_versions}
+        created = {d: self._first_logged.get((DATASET_VERSION_CREATED, d), "") for d in gates}
+        evaluated = {m: self._first_logged.get((MODEL_EVALUATED, m)) for m in model_versions}
+        return facts_of(
+            found,
+            {p: h for p, h in histories.items() if h},
+            {d: (f, created[d]) for d, f in gates.items() if f is not None},
+            {m: at for m, at in evaluated.items() if at is not None},
+        )
+
+    def _props(self, node_id: str) -> dict[str, Any]:
+        return self.nodes[node_id][1] if node_id in self.nodes else {}
 
     def apply(self, change: EventMutations) -> bool:
         """Apply one event's mutations; False (and nothing changes) for a known event_id,
@@ -174,6 +183,10 @@ class MemoryGraph(BatchWriter, GraphView):
         for dataset in sorted(self._facts.datasets(asks)):
             self._resolve(dataset)
         self.events[change.record.event_id] = change.record
+        record = change.record
+        for node_id in record.touched:  # as `graphread` reads it: the earliest by type
+            key, at = (record.event_type, node_id), record.logged_at or record.occurred_at
+            self._first_logged[key] = min(self._first_logged.get(key, at), at)
         return True
 
     def fold(self, events: Iterable[Event]) -> MemoryGraph:

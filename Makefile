@@ -42,6 +42,12 @@ system-deps:
 	    (apt-get install -y -qq chromium >/dev/null 2>&1 || \
 	     (apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null)) && echo "installed chromium"; \
 	  else echo "Chromium is missing: install it (Debian: sudo apt-get install chromium)"; exit 1; fi; }
+	@# Poppler (pdftotext, pdftoppm): the dossier's tests read its PDF back and look at a page.
+	@command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get install -y -qq poppler-utils >/dev/null 2>&1 || \
+	     (apt-get update -qq >/dev/null && apt-get install -y -qq poppler-utils >/dev/null)) && echo "installed poppler-utils"; \
+	  else echo "Poppler is missing: install it (Debian: sudo apt-get install poppler-utils)"; exit 1; fi; }
 
 $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(PARTS))
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

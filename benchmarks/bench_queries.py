@@ -1,4 +1,4 @@
-"""Part 3: lineage, impact, diff and reproduce through GraphQL beside Cypher through the driver.
+"""Part 3: lineage, impact, diff, reproduce, dossier, ... through GraphQL beside the driver.
 
 Two raw baselines: the read model's own Cypher text sent straight through the driver (the
 ratio is then the whole API layer: GraphQL, conversion, DataLoaders), and a minimal
@@ -22,6 +22,8 @@ from provgraph.query.read.graph_cypher import LINEAGE_RELS
 from provgraph.query.read.model import Direction, Scope
 from provgraph.query.recipes.best_env_service import BestAndEnvironments
 from provgraph.query.recipes.compare_service import Comparisons
+from provgraph.query.recipes.dossier import Dossiers
+from provgraph.query.recipes.dossier_render import render_markdown
 from provgraph.query.recipes.team_service import TeamQuestions
 
 DEPTHS = (1, 3, 5, 10, 20)
@@ -42,6 +44,7 @@ _GQL_BEST = (
 )
 _GQL_DIGEST = 'query($p: String!) { digest(projects: [$p], since: "3650d") { people { person } } }'
 _GQL_ADVICE = "query($e: ID!) { checkpointAdvice(id: $e) { runs saveCostSeconds } }"
+_GQL_DOSSIER = "query($id: ID!) { dossier(id: $id) { gaps markdown } }"
 
 
 def _hand_written(direction: Direction, depth: int) -> str:
@@ -51,6 +54,14 @@ MATCH (root:Entity {{id: $id}})
 MATCH p = SHORTEST 1 (root){left}[:{LINEAGE_RELS}]{right}{{1,{depth}}}(n:Entity)
 RETURN n {{.*}} AS node, length(p) AS depth
 """
+
+
+def _dossier_markdown(dossiers: Dossiers, version: str, scope: Scope) -> str:
+    """The dossier of `version` assembled and rendered, as GraphQL's `markdown` answers it."""
+    found = dossiers.dossier(version, scope)
+    if found is None:
+        raise BenchmarkError(f"dossier: {version} not found")
+    return render_markdown(found)
 
 
 def _timed(fn: Callable[[], Any]) -> float:
@@ -128,6 +139,13 @@ class Sides:
                 "graphql": lambda: self.gql.execute(_GQL_ADVICE, e=a),
                 "raw (recipes via driver)": lambda: team.advise_checkpoints(everything, target=a),
             }
+        if kind == "dossier":  # a: a model version, the deepest of the workload
+            readers = self.gql.readers
+            dossiers = Dossiers(self.gql.recipes, readers.dossier, readers.feedback)
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_DOSSIER, id=a),
+                "raw (recipes via driver)": lambda: _dossier_markdown(dossiers, a, everything),
+            }
         if kind == "diff":
             return {
                 "graphql": lambda: self.gql.execute(_GQL_DIFF, a=a, b=b),
@@ -172,6 +190,8 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     runs = [(f"run:{p}-e3-r0", f"run:{p}-e3-r1") for p in projects]
     rows.append(("diff", _measure([sides.recipes("diff", a, b) for a, b in runs], samples)))
     rows.append(("reproduce", _measure([sides.recipes("reproduce", t, "") for t in tops], samples)))
+    # The dossier of each shipped model: the workload's longest base-model chain.
+    rows.append(("dossier", _measure([sides.recipes("dossier", t, "") for t in tops], samples)))
     experiments = [sides.recipes("compare", f"experiment:{p}/exp-3", "") for p in projects]
     rows.append(("compare", _measure(experiments, samples)))
     models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]

@@ -28,6 +28,7 @@ from provgraph.schemas.storage import FIRST_SEEN_AT, encode_json
 LIMIT = 3  # the experiment has several times more runs than this
 NOWHERE = "run:nowhere-1"
 _LISTS = ("inputs", "environments", "bases", "resumes")
+_WEB_GATES = encode_json({"checks": [{"name": "dedup", "passed": False, "value": 0.4}]})
 
 # key: (run number, start minute, first-seen minute); first seen runs against the start, so
 # that an order by the wrong time is seen. Two pairs tie: on the number, and on number and start.
@@ -59,7 +60,8 @@ def _members(g: KeyedGraph) -> None:
 
 def _upstream(g: KeyedGraph) -> None:
     """What is one step upstream of n9 (the top member a reader of `a` sees)."""
-    g.add("web1", Label.DATASET_VERSION, "dataset:{a}/web@v1", name="web", version="v1")
+    g.add("web1", Label.DATASET_VERSION, "dataset:{a}/web@v1", name="web", version="v1",
+          quality_gates_json=_WEB_GATES)  # fmt: skip
     g.add("held", Label.DATASET_VERSION, "dataset:{a}/heldout@v1", name="heldout")
     g.add("secret", Label.DATASET_VERSION, "dataset:{b}/secret@v1", name="secret")
     for dst, role in (("web1", "train"), ("held", "validation"), ("secret", "train")):
@@ -112,8 +114,8 @@ def compare_graph(a: str, b: str) -> KeyedGraph:
 
 
 def _input(graph: KeyedGraph, key: str, role: str = "train") -> dict[str, Any]:
-    """The input {role, id} of a run that USED node `key`."""
-    return {"role": role, "id": graph.id(key)}
+    """The input {role, id, gates} of a run that USED node `key` (web1 alone has gates)."""
+    return {"role": role, "id": graph.id(key), "gates": _WEB_GATES if key == "web1" else None}
 
 
 def _canonical(record: dict[str, Any]) -> dict[str, Any]:

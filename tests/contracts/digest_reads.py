@@ -16,10 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support.contract_graphs_team import ALICE, BOB, SINCE, UNTIL, DigestGraph
+from support.contract_graphs_team import ALICE, BOB, SINCE, UNTIL, WEB2_GATES, DigestGraph
 
 from provgraph.query.read.digest_reads import AdviceRecords, DigestReads, DigestRecords
 from provgraph.query.read.model import Scope
+from provgraph.schemas.storage import parse_json
 
 # The runs of a in the window: started, ended or resumed in it, or still running.
 IN_WINDOW = ("done", "failed", "resumed", "running", "aborted", "forked",
@@ -29,7 +30,7 @@ ITEMS = ("edge", "web2", "m-registered", "m-approved", "api", "api-feedback", "l
          *(f"sweep{i}" for i in range(1, 10)))  # fmt: skip
 DIGEST_RUN = {"id", "project", "name", "run_number", "status", "started_at", "ended_at",
               "last_event_at", "conclusion", "error_type", "error_message", "abort_reason",
-              "resources", "experiment", "lifecycle"}  # fmt: skip
+              "resources", "experiment", "lifecycle", "trained_on"}  # fmt: skip
 ADVICE_RUN = {"id", "name", "run_number", "status", "started_at", "ended_at", "last_event_at",
               "resources", "lifecycle", "checkpoints", "resumed_by"}  # fmt: skip
 LIMIT = 4  # the bound of the limit tests: a has several times more runs and items
@@ -91,7 +92,21 @@ class DigestReadsContract:
             "resources": done["resources"],
             "experiment": {"id": graph.experiment("exp"), "key": "exp"},
             "lifecycle": graph.lifecycle("done", ALICE),
+            # web v1 is its validation set, not what it trains on
+            "trained_on": [
+                {
+                    "role": "train",
+                    "id": graph.dataset_version("web", "v2"),
+                    "gates": done["trained_on"][0]["gates"],
+                },
+            ],
         }
+        stored_gates = parse_json(done["trained_on"][0]["gates"])
+        assert {k: stored_gates[k] for k in WEB2_GATES} == WEB2_GATES
+        assert runs[graph.run("forked")]["trained_on"] == [
+            {"role": "train", "id": graph.dataset_version("edge", "v1"), "gates": None}
+        ]
+        assert runs[graph.run("failed")]["trained_on"] == []
         failed = runs[graph.run("failed")]
         assert (failed["status"], failed["error_type"], failed["error_message"]) == (
             "failed", "OOM", "cuda",

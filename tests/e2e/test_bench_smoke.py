@@ -48,7 +48,7 @@ GRAPH_CHECKS = {
 ROWS = {
     "ingest": 3,
     "kafka": 2,
-    "queries": 17,
+    "queries": 18,
     "explorer": 2,
     "replay": 2,
     "memory": 5,

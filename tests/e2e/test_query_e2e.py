@@ -137,7 +137,13 @@ def test_reproduce_the_deployed_model(demo_stack: Any) -> None:
             "web-corpus@v2",
         )
     )
-    assert recipe["gaps"] == []
+    # The fine-tune trains on instruct v1-clean, which recorded no quality gates.
+    assert recipe["gaps"] == [
+        {
+            "at": f"dataset:{p}/instruct@v1-clean",
+            "issue": f"no quality gates recorded (trained on by run:{p}-demo-finetune-001)",
+        }
+    ]
 
 
 def test_as_of_before_and_after_a_version_existed(demo_stack: Any) -> None:

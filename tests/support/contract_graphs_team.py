@@ -118,16 +118,25 @@ BOB: Who = ("user:bob", None)
 CAROL: Who = ("user:carol", "user:carol")
 _ENDS = ("run.completed", "run.failed", "run.aborted")
 _OOM = {"type": "OOM", "message": "cuda"}
+# web v2's gates: one check passed, one failed (the digest flags `done`, which trains on it).
+WEB2_GATES = {
+    "dedup_rate": 0.1,
+    "checks": [
+        {"name": "dedup", "passed": True},
+        {"name": "toxicity", "passed": False, "value": 0.3},
+    ],
+}
 
 
 @dataclass
 class DigestGraph(TwoProjects):
     """Project a (alice and bob), around the window [SINCE, UNTIL):
-    - experiment `exp`: `done` (2 x 8 devices, seven checkpoints) runs and completes in the
-      window; `failed` started before it and fails in it; `old` ran before it; `resumed`
-      failed before it and resumed in it from its own checkpoint; `running` started before it
-      and still runs; `future` starts at its end; `deleted` ran in it and was deleted; `forked`
-      started in it from a checkpoint of `done`;
+    - experiment `exp`: `done` (2 x 8 devices, seven checkpoints, trains on web v2 whose gates
+      failed, validates on web v1) runs and completes in the window; `failed` started before
+      it and fails in it; `old` ran before it; `resumed` failed before it and resumed in it
+      from its own checkpoint; `running` started before it and still runs; `future` starts
+      at its end; `deleted` ran in it and was deleted; `forked` started in it from a
+      checkpoint of `done`, training on `edge` (no gates recorded);
     - `aborted`, part of b's experiment, started from b's checkpoint of a's `running`;
     - experiment `sweep`: runs s1..s9 in the window; `ghost`, a run only mentioned;
     - items: dataset versions (`edge` at the start of the window, `web1` before it, `web2`,
@@ -157,7 +166,9 @@ class DigestGraph(TwoProjects):
 
     def _runs(self) -> None:
         a, two_by_eight = self.a, {"num_nodes": 2, "devices_per_node": 8}
-        self.start("done", ALICE, "03-02T10:00", "exp", run_number=1, resources=two_by_eight)
+        self.start("done", ALICE, "03-02T10:00", "exp", run_number=1, resources=two_by_eight,
+                   inputs=[self.used("web", "v2"),
+                           self.used("web", "v1", "validation")])  # fmt: skip
         for i, save in enumerate((60, 90, None, 120, 60, 30, 45), start=1):
             self.save("done", ALICE, f"03-02T{10 + i // 6:02d}:{i % 6 * 10:02d}", 100 * i, save)
         self.end("done", ALICE, "03-02T14:00", "completed", conclusion="lr 3e-4 is better")
@@ -179,7 +190,7 @@ class DigestGraph(TwoProjects):
         self.start("deleted", ALICE, "03-05T09:00", "exp")
         self.add("", a, ALICE, "03-06T09:00", "entity.deleted", entity=self.run("deleted"),
                  reason="a mistake")  # fmt: skip
-        self.start("forked", ALICE, "03-02T15:00", "exp",
+        self.start("forked", ALICE, "03-02T15:00", "exp", inputs=[self.used("edge", "v1")],
                    resumed_from=checkpoint_id(f"{a}-done", 700))  # fmt: skip
         self.end("forked", ALICE, "03-02T16:00", "completed")
         self.start("aborted", BOB, "03-06T09:00", "exp", self.b,
@@ -196,7 +207,7 @@ class DigestGraph(TwoProjects):
         a, version = self.a, self.model_version()
         self.created("edge", ALICE, SINCE[5:16], "edge", "v1")
         self.created("web1", ALICE, "02-20T00:00", "web", "v1")
-        self.created("web2", ALICE, "03-02T08:00", "web", "v2")
+        self.created("web2", ALICE, "03-02T08:00", "web", "v2", gates=WEB2_GATES)
         for i in range(1, 10):
             self.created(f"sweep{i}", BOB, f"03-07T{i:02d}:15", "sweep", f"v{i}")
         self.created("leak", CAROL, "03-03T08:00", "leak", "v1", self.b)
@@ -242,10 +253,21 @@ class DigestGraph(TwoProjects):
         self.checkpoints.setdefault(key, []).append(saved)
 
     def created(
-        self, name: str, who: Who, when: str, dataset: str, version: str, project: str = ""
+        self,
+        name: str,
+        who: Who,
+        when: str,
+        dataset: str,
+        version: str,
+        project: str = "",
+        gates: dict[str, Any] | None = None,
     ) -> None:
         self.add(name, project or self.a, who, when, "dataset.version.created", name=dataset,
-                 version=version, storage_uri=f"s3://data/{dataset}/{version}/")  # fmt: skip
+                 version=version, storage_uri=f"s3://data/{dataset}/{version}/",
+                 quality_gates=gates)  # fmt: skip
+
+    def used(self, dataset: str, version: str, role: str = "train") -> dict[str, str]:
+        return {"dataset_version": self.dataset_version(dataset, version), "role": role}
 
     # ---- ids and expected answers ------------------------------------------------------------
 

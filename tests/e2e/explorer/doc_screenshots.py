@@ -123,6 +123,16 @@ def _select_a_path(page: Page) -> None:
     page.locator("[data-edge].on-path").first.wait_for(timeout=WAIT_MS)
 
 
+_DOSSIER_LOADED = """() => { const f = document.querySelector('iframe.dossier-frame');
+  const d = f && f.contentDocument;
+  return !!d && d.readyState === 'complete' && !!d.body && d.body.innerText.trim().length > 0; }"""
+
+
+def _dossier_loaded(page: Page) -> None:
+    """The dossier's document is laid out in its frame (the frame is as tall as it)."""
+    page.wait_for_function(_DOSSIER_LOADED, timeout=WAIT_MS)
+
+
 def shots(now: datetime) -> list[Shot]:
     down = {"direction": "down", "depth": "10"}
     return [
@@ -174,6 +184,13 @@ def shots(now: datetime) -> list[Shot]:
             "reproduce",
             f"/reproduce/{seg(DEPLOYED_MODEL)}",
             ('[data-testid="recipe"] li',),
+            full_page=True,
+        ),
+        Shot(
+            "dossier",
+            f"/dossier/{seg(DEPLOYED_MODEL)}",
+            ('[data-dossier] [data-testid="dossier-document"]',),
+            _dossier_loaded,
             full_page=True,
         ),
         Shot(

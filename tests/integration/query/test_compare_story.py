@@ -13,7 +13,8 @@ The story (experiment `sweep`; expected answers below are written from it by han
                  final val/loss 1.6
   #5 torch-2.6   as #4 in env img-b (torch 2.6.0)                   (one change: environment)
                  logged val/loss 1.95 @40; aborted (preempted)
-  Each run starts at minute 10·n and ends 6 minutes later.
+  Each run starts at minute 10·n and ends 6 minutes later. Every dataset version recorded
+  quality gates that passed: no run is flagged for its data.
 """
 
 from __future__ import annotations
@@ -57,11 +58,11 @@ def _setup(p: str) -> list[Step]:
     for key, torch in (("img-a", "2.5.1"), ("img-b", "2.6.0")):
         env = {"key": key, "image": image, "packages": {"torch": torch}}
         out.append(("environment.snapshot.recorded", env, 0))
+    gates = {"checks": [{"name": "dedup", "passed": True}]}  # what each run trains on passed
     for name, version in (("web", "v1"), ("web", "v2"), ("heldout", "v1")):
         uri = f"s3://bucket/{name}/{version}/"
-        out.append(
-            ("dataset.version.created", {"name": name, "version": version, "storage_uri": uri}, 0)
-        )
+        created = {"name": name, "version": version, "storage_uri": uri, "quality_gates": gates}
+        out.append(("dataset.version.created", created, 0))
     return out
 
 
@@ -307,6 +308,7 @@ def test_cli_json_and_check(neo4j_endpoint: Any, seeded: str) -> None:
         5: [("environment", "environment")],
     }
     assert answer["flagged"] == [f"run:{p}-3"]
+    assert answer["gates_flagged"] == [] and all(r["data_gates"] == [] for r in answer["runs"])
 
     flagged = _cli(neo4j_endpoint, f"experiment:{p}/sweep", "--check")
     assert flagged.returncode == 3, flagged.stderr

@@ -53,7 +53,14 @@ def test_reproduce_the_deployed_model_gives_its_whole_recipe(
     )
 
     assert recipe is not None
-    assert recipe["gaps"] == []
+    # The fine-tune trains on instruct v1-clean, which recorded no quality gates; the
+    # pre-training's web-corpus v2 passed its one check.
+    assert recipe["gaps"] == [
+        {
+            "at": _dataset(p, "instruct", "v1-clean"),
+            "issue": f"no quality gates recorded (trained on by run:{p}-demo-finetune-001)",
+        }
+    ]
     assert recipe["target"]["id"] == f"model:{p}/chat-1b@1.0.0"
     assert recipe["target"]["type"] == "ModelVersion"
     assert recipe["exported_from"]["id"] == f"checkpoint:{p}-demo-finetune-001/300"

@@ -6,8 +6,8 @@ import math
 import uuid
 from collections import Counter
 
-from provgraph.cli.demo_ids import NAMESPACE
-from provgraph.cli.demo_story import PRETRAIN, PROJECT, demo_events
+from provgraph.cli.demo_ids import NAMESPACE, PROTOTYPE
+from provgraph.cli.demo_story import FINETUNE, PRETRAIN, PROJECT, demo_events
 from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas.storage import series_bucket, series_id, series_points
 
@@ -18,16 +18,49 @@ def test_story_covers_the_promised_lifecycle() -> None:
     assert kinds["run.resumed"] == 3  # the pretraining's node failure, two in the sweep
     assert kinds["model.version.evaluated"] == 4  # two versions on two evaluation sets
     assert kinds["deployment.created"] == 1
-    assert kinds["model.version.registered"] == 3
+    assert kinds["model.version.registered"] == 4  # base, chat 1.0.0 and 1.1.0, the prototype
     assert kinds["run.failed"] == 2
     assert kinds["environment.snapshot.recorded"] == 2
-    pretrain = next(e for e in events if e.event_type == "run.started")
+    started = {e.subject: e for e in events if e.event_type == "run.started"}
+    pretrain = started[f"run:{PRETRAIN}"]
     roles = sorted(i.role for i in pretrain.payload.inputs)  # type: ignore[attr-defined]
     assert roles == ["train", "validation"]
-    finetune = [e for e in events if e.event_type == "run.started"][1]
+    finetune = started[f"run:{FINETUNE}"]
     assert finetune.payload.base_model  # type: ignore[attr-defined]
     cleaned = [i.dataset_version for i in finetune.payload.inputs]  # type: ignore[attr-defined]
     assert cleaned == [f"dataset:{PROJECT}/instruct@v1-clean"]
+
+
+def test_story_has_a_licensed_source_a_taken_down_one_and_an_incomplete_run() -> None:
+    events = demo_events()
+    sources = {
+        e.subject: e.payload.source  # type: ignore[attr-defined]
+        for e in events
+        if e.event_type == "dataset.version.created" and e.payload.source  # type: ignore[attr-defined]
+    }
+    web, forum = f"dataset:{PROJECT}/web-corpus@v1", f"dataset:{PROJECT}/forum-dump@v1"
+    assert set(sources) == {web, forum}
+    assert (sources[web].licence, sources[web].compliance_note) == (
+        "CC-BY-4.0",
+        "robots.txt honoured",
+    )
+    assert (sources[forum].licence, sources[forum].compliance_note) == (None, None)
+    deleted = [e for e in events if e.event_type == "entity.deleted"]
+    assert [(e.subject, e.payload.reason) for e in deleted] == [  # type: ignore[attr-defined]
+        (forum, "takedown request from the forum's operator")
+    ]
+    # The prototype, trained on the dump, is retired after the takedown, for it.
+    proto = next(e for e in events if e.subject == f"run:{PROTOTYPE}")
+    assert [i.dataset_version for i in proto.payload.inputs] == [forum]  # type: ignore[attr-defined]
+    assert (proto.payload.code, proto.payload.environment, proto.payload.experiment) == (None,) * 3  # type: ignore[attr-defined]
+    changed = [e for e in events if e.event_type == "model.version.status.changed"]
+    retired = [e for e in changed if e.payload.to_status == "retired"]  # type: ignore[attr-defined]
+    assert [e.subject for e in retired] == [f"model:{PROJECT}/chat-proto@0.1.0"]
+    assert retired[0].occurred_at > deleted[0].occurred_at > proto.occurred_at
+    assert all(e.occurred_at > events[-3].occurred_at for e in deleted)  # after the whole story
+    # The lineage story alone has neither.
+    alone = {e.subject for e in demo_events(with_sweep=False)}
+    assert forum not in alone and f"run:{PROTOTYPE}" not in alone
 
 
 def test_story_is_deterministic_and_scoped_by_project() -> None:
@@ -83,9 +116,21 @@ def test_the_pretraining_logs_a_loss_curve_across_its_resume() -> None:
 
 def test_every_event_but_the_metric_batches_keeps_the_id_of_its_place_in_the_story() -> None:
     # `provgraph demo` tops up a story loaded before: the events already there keep their ids.
+    # The prototype and its takedown came later, with keys of their own (their part, their place).
     for project in (PROJECT, "someone-else"):
         events = demo_events(project)
         batches = [e for e in events if e.event_type == "run.metrics.logged"]
-        placed = [e for e in events if e not in batches or not e.subject.endswith(PRETRAIN)]
+        parts = {
+            uuid.uuid5(NAMESPACE, f"{project}-{part}-{n}"): (part, n)
+            for part, count in (("prototype", 5), ("takedown", 2))
+            for n in range(count)
+        }
+        later = [parts[e.event_id] for e in events if e.event_id in parts]
+        assert later == [*(("prototype", n) for n in range(5)), ("takedown", 0), ("takedown", 1)]
+        placed = [
+            e
+            for e in events
+            if (e not in batches or not e.subject.endswith(PRETRAIN)) and e.event_id not in parts
+        ]
         ids = [e.event_id for e in placed]
         assert ids == [uuid.uuid5(NAMESPACE, f"{project}-{i}") for i in range(len(placed))]

@@ -348,6 +348,13 @@ export type ReproduceQueryVariables = Exact<{
 
 export type ReproduceQuery = { reproduce: Json | null };
 
+export type DossierQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DossierQuery = { dossier: { id: string, title: string, html: string, gaps: Array<string> } | null };
+
 export type CompareQueryVariables = Exact<{
   experiment: string | number;
   all: boolean;

@@ -244,6 +244,13 @@ export const REPRODUCE_QUERY = typed<G.ReproduceQuery, G.ReproduceQueryVariables
   }
 `);
 
+/** A model version's dossier: its title, the document as HTML, and what the record misses. */
+export const DOSSIER_QUERY = typed<G.DossierQuery, G.DossierQueryVariables>(/* GraphQL */ `
+  query Dossier($id: ID!) {
+    dossier(id: $id) { id title html gaps }
+  }
+`);
+
 /** An experiment's runs side by side, with the one-change-at-a-time check. */
 export const COMPARE_QUERY = typed<G.CompareQuery, G.CompareQueryVariables>(/* GraphQL */ `
   query Compare($experiment: ID!, $all: Boolean!, $sortBy: String) {
@@ -335,6 +342,7 @@ export const ALL_QUERIES: Readonly<Record<string, string>> = {
   IMPACT_QUERY,
   DIFF_QUERY,
   REPRODUCE_QUERY,
+  DOSSIER_QUERY,
   COMPARE_QUERY,
   BEST_QUERY,
   DIGEST_QUERY,

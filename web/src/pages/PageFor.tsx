@@ -8,6 +8,7 @@ const BestPage = lazy(() => import("./BestPage").then((m) => ({ default: m.BestP
 const ComparePage = lazy(() => import("./ComparePage").then((m) => ({ default: m.ComparePage })));
 const DiffPage = lazy(() => import("./DiffPage").then((m) => ({ default: m.DiffPage })));
 const DigestPage = lazy(() => import("./DigestPage").then((m) => ({ default: m.DigestPage })));
+const DossierPage = lazy(() => import("./DossierPage").then((m) => ({ default: m.DossierPage })));
 const ImpactPage = lazy(() => import("./ImpactPage").then((m) => ({ default: m.ImpactPage })));
 const LineagePage = lazy(() => import("./LineagePage").then((m) => ({ default: m.LineagePage })));
 const NodePage = lazy(() => import("./NodePage").then((m) => ({ default: m.NodePage })));
@@ -36,6 +37,8 @@ function page(route: Route): ReactNode {
       return <DiffPage a={route.a} b={route.b} />;
     case "reproduce":
       return <ReproducePage id={route.id} />;
+    case "dossier":
+      return <DossierPage key={route.id} id={route.id} />;
     case "compare":
       return <ComparePage route={route} />;
     case "best":

@@ -43,6 +43,13 @@ describe("parseRoute", () => {
     expect(parseRoute(link.node("dataset:p/raw@v1"))).toEqual({ page: "node", id: "dataset:p/raw@v1" });
   });
 
+  it("reads a dossier link, its id encoded or typed by hand", () => {
+    expect(parseRoute("#/dossier/model%3Ap%2Fchat-1b%401.0.0")).toEqual({ page: "dossier", id: "model:p/chat-1b@1.0.0" });
+    expect(parseRoute("#/dossier/model:p/chat-1b@1.0.0")).toEqual({ page: "dossier", id: "model:p/chat-1b@1.0.0" });
+    expect(link.dossier("model:p/m@1")).toBe("#/dossier/model%3Ap%2Fm%401");
+    expect(parseRoute("#/dossier")).toEqual({ page: "unknown", hash: "/dossier" });
+  });
+
   it("marks malformed links unknown", () => {
     expect(parseRoute("#/node")).toEqual({ page: "unknown", hash: "/node" });
     expect(parseRoute("#/diff/only-one").page).toBe("unknown");
@@ -69,6 +76,7 @@ describe("formatRoute", () => {
     { page: "lineage", id: "dsv:p/x@v2", direction: "both", depth: 7, types: ["RUN"], asOf: "2026-01-01T00:00:00Z" },
     { page: "impact", id: "ckpt:1" },
     { page: "reproduce", id: "model:p/m@1" },
+    { page: "dossier", id: "model:p/m@1.0.0" },
     { page: "compare", experiment: "exp:p/3", metric: "final:val/loss" },
     { page: "best", model: "model:p/m", metric: "acc", dataset: "dsv:p/t@1", project: "", higher: true },
     { page: "digest", project: "vision", since: "24h", until: "" },

@@ -10,6 +10,8 @@ export type Route =
   | { page: "impact"; id: string }
   | { page: "diff"; a: string; b: string }
   | { page: "reproduce"; id: string }
+  /** A model version's dossier: the one document of everything recorded about it. */
+  | { page: "dossier"; id: string }
   | { page: "compare"; experiment: string; metric: string }
   | { page: "best"; model: string; metric: string; dataset: string; project: string; higher: boolean }
   /** `until` an ISO time, '' for now. */
@@ -72,6 +74,8 @@ export function parseRoute(hash: string): Route {
     }
     case "reproduce":
       return one ? { page: "reproduce", id: one } : unknown(raw);
+    case "dossier":
+      return one ? { page: "dossier", id: one } : unknown(raw);
     case "compare":
       return one ? { page: "compare", experiment: one, metric: get("metric") } : unknown(raw);
     case "best":
@@ -152,6 +156,8 @@ export function formatRoute(route: Route): string {
       return `#/diff/${seg(route.a)}/${seg(route.b)}`;
     case "reproduce":
       return `#/reproduce/${seg(route.id)}`;
+    case "dossier":
+      return `#/dossier/${seg(route.id)}`;
     case "compare":
       return `#/compare/${seg(route.experiment)}${query({ metric: route.metric })}`;
     case "best":
@@ -175,6 +181,7 @@ export const link = {
     formatRoute({ page: "lineage", id, direction: dir, depth: d, types: [], asOf: "" }),
   impact: (id: string) => formatRoute({ page: "impact", id }),
   reproduce: (id: string) => formatRoute({ page: "reproduce", id }),
+  dossier: (id: string) => formatRoute({ page: "dossier", id }),
   diff: (a: string, b: string) => formatRoute({ page: "diff", a, b }),
   compare: (experiment: string) => formatRoute({ page: "compare", experiment, metric: "" }),
   digest: (project: string) => formatRoute({ page: "digest", project, since: "7d", until: "" }),

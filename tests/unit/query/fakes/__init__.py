@@ -8,27 +8,42 @@ from fake_reader import FakeReader
 
 from fakes.best_env import FakeBestEnvReads
 from fakes.compare import FakeCompareReads
+from fakes.compliance import FakeComplianceReads
 from fakes.digest import FakeDigestReads
+from fakes.dossier import FakeDossierReads
 from fakes.feedback import FakeFeedbackReads
 from fakes.marquez import FakeMarquezReads
+from fakes.prov import FakeProvReads
 from fakes.recipes import FakeRecipeReads
+from fakes.records import FakeRecordsReads
+from fakes.retention import FakeRetentionReads
 from fakes.series import FakeSeriesReads
 from provgraph.query.read.best_env_reads import BestEnvReads
 from provgraph.query.read.compare_reads import CompareReads
+from provgraph.query.read.compliance_reads import ComplianceReads
 from provgraph.query.read.digest_reads import DigestReads
+from provgraph.query.read.dossier_reads import DossierReads
 from provgraph.query.read.feedback_reads import FeedbackReads
 from provgraph.query.read.ports import MarquezReads
+from provgraph.query.read.prov_reads import ProvReads
 from provgraph.query.read.readers import Readers
 from provgraph.query.read.recipe_reads import RecipeReads
+from provgraph.query.read.records_reads import RecordsReads
+from provgraph.query.read.retention_reads import RetentionReads
 from provgraph.query.read.series_reads import SeriesReads
 
 __all__ = [
     "FakeBestEnvReads",
     "FakeCompareReads",
+    "FakeComplianceReads",
     "FakeDigestReads",
+    "FakeDossierReads",
     "FakeFeedbackReads",
     "FakeMarquezReads",
+    "FakeProvReads",
     "FakeRecipeReads",
+    "FakeRecordsReads",
+    "FakeRetentionReads",
     "FakeSeriesReads",
     "fake_readers",
 ]
@@ -44,6 +59,11 @@ def fake_readers(
     digest: DigestReads | None = None,
     series: SeriesReads | None = None,
     feedback: FeedbackReads | None = None,
+    dossier: DossierReads | None = None,
+    prov: ProvReads | None = None,
+    retention: RetentionReads | None = None,
+    compliance: ComplianceReads | None = None,
+    records: RecordsReads | None = None,
 ) -> Readers:
     """Every reader in memory: `graph` (an empty graph by default) and its column reads, and
     the fakes given; each other port a fake that knows nothing."""
@@ -58,4 +78,9 @@ def fake_readers(
         digest=digest or FakeDigestReads(),
         series=series or FakeSeriesReads(),
         feedback=feedback or FakeFeedbackReads(),
+        dossier=dossier or FakeDossierReads(),
+        prov=prov or FakeProvReads(),
+        retention=retention or FakeRetentionReads(),
+        compliance=compliance or FakeComplianceReads(),
+        records=records or FakeRecordsReads(),
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 from support.contract_graphs_recipes import ViewGraph, stored
 
-from provgraph.query.read.compare_reads import ComparedRuns
+from provgraph.query.read.compare_reads import GATES_KEY, ComparedRuns
 from provgraph.query.read.convert import node_view
 from provgraph.query.read.model import EdgeView, NodeView, Scope
 from provgraph.schemas import parse_id
@@ -80,7 +80,10 @@ class FakeCompareReads:
         return {
             "run": stored(run),
             "experiment": experiments[0][1].id if experiments else None,
-            "inputs": [{"role": e.props.get("role"), "id": d.id} for e, d in used],
+            "inputs": [
+                {"role": e.props.get("role"), "id": d.id, "gates": stored(d).get(GATES_KEY)}
+                for e, d in used
+            ],
             "environments": [
                 stored(n) for _, n in graph.targets(r, Rel.RAN_IN, scope, Label.ENVIRONMENT)
             ],
@@ -132,7 +135,8 @@ class _RecordGraph:
         if experiment is not None:
             self.edge(run, Rel.PART_OF, self.node(Label.EXPERIMENT, {"id": experiment}))
         for used in record.get("inputs", ()):
-            version = self.node(Label.DATASET_VERSION, {"id": used["id"]})
+            gates = {GATES_KEY: used["gates"]} if used.get("gates") is not None else {}
+            version = self.node(Label.DATASET_VERSION, {"id": used["id"], **gates})
             self.edge(run, Rel.USED, version, role=used["role"])
         for environment in record.get("environments", ()):
             self.edge(run, Rel.RAN_IN, self.node(Label.ENVIRONMENT, environment, whole=True))

@@ -8,10 +8,12 @@ from typing import Any
 from fakes.stored import StoredGraph, StoredNode, live, visible
 from provgraph.ingest.projection import EventRecord
 from provgraph.ingest.tools.memory_graph import MemoryGraph
+from provgraph.query.read.compare_reads import GATES_KEY
 from provgraph.query.read.digest_reads import (
     ADVICE_KINDS,
     DIGEST_ITEM_TYPES,
     RUN_LIFECYCLE,
+    TRAIN_ROLE,
     AdviceRecords,
     DigestRecords,
     digest_item,
@@ -128,7 +130,22 @@ class FakeDigestReads:
             "resources": run.get("resources_json"),
             "experiment": readable[0] if readable else None,
             "lifecycle": self._lifecycle(run, scope),
+            "trained_on": self._trained_on(run, scope),
         }
+
+    def _trained_on(self, run: StoredNode, scope: Scope) -> list[dict[str, Any]]:
+        """The readable dataset versions `run` USED with role train, by id."""
+        found = {
+            d
+            for (s, rel, d, _), props in self.graph.memory.edges.items()
+            if s == run.id and rel == Rel.USED.value and props.get("role") == TRAIN_ROLE
+        }
+        versions = (self.graph.node(d, Label.DATASET_VERSION) for d in sorted(found))
+        return [
+            {"role": TRAIN_ROLE, "id": v.id, "gates": v.get(GATES_KEY)}
+            for v in versions
+            if v is not None and visible(v, scope)
+        ]
 
     def _lifecycle(self, run: StoredNode, scope: Scope) -> list[dict[str, Any]]:
         events = (

@@ -93,7 +93,8 @@ export function ModelVersionCard({ node: m }: { node: NodeCardOf<"ModelVersion">
           </details>
         )}
         <p>
-          <a href={link.reproduce(m.id)}>Reproduce this version</a> · <a href={link.lineage(m.id)}>upstream lineage</a>
+          <a href={link.reproduce(m.id)}>Reproduce this version</a> · <a href={link.lineage(m.id)}>upstream lineage</a> ·{" "}
+          <a href={link.dossier(m.id)}>Dossier</a>
         </p>
       </section>
       <section>

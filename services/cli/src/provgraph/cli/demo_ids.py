@@ -11,10 +11,12 @@ SHA = "sha256:" + "ab" * 32
 PRETRAIN = "demo-pretrain-001"
 FINETUNE = "demo-finetune-001"
 SWEEP_RUNS = tuple(f"demo-sft-00{n}" for n in range(1, 6))
-RUNS = (PRETRAIN, FINETUNE, *SWEEP_RUNS)  # run ids are global: another project prefixes them
+PROTOTYPE = "demo-proto-001"
+RUNS = (PRETRAIN, FINETUNE, *SWEEP_RUNS, PROTOTYPE)  # global ids: another project prefixes them
 # Evaluation ids are uuid5 of a key (and of the project, outside the demo project).
 EVALUATIONS = ("eval-chat-1b", "eval-chat-1b-v2", "eval-chat-1b.1-v1", "eval-chat-1b.1-v2")
 DEPLOYED_MODEL = f"model:{PROJECT}/chat-1b@1.0.0"
+RETIRED_MODEL = f"model:{PROJECT}/chat-proto@0.1.0"
 
 
 def ds(name: str, version: str) -> str:

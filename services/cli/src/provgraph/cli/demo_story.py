@@ -3,13 +3,16 @@
 A pretraining run on two dataset versions is interrupted and resumed from a checkpoint; its
 model is fine-tuned on a cleaned dataset version, evaluated, registered and deployed. Then a
 fine-tuning sweep (demo_sweep.py) gives the team's questions (compare, best, digest, ...) their
-answers.
+answers. Before all that, a prototype was trained on a scraped forum dump, recorded without its
+code or environment; after it, the forum's operator asked for the dump to be taken down and the
+prototype was retired (a compliance report has both a licensed source and a taken-down one).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -20,6 +23,8 @@ from provgraph.cli.demo_ids import (
     NAMESPACE,
     PRETRAIN,
     PROJECT,
+    PROTOTYPE,
+    RETIRED_MODEL,
     RUNS,
     SHA,
     ckpt,
@@ -282,6 +287,58 @@ def _finetune() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def _prototype() -> list[Timed]:
+    """Three weeks before the story: a scraped forum dump with neither licence nor note, and a
+    prototype trained on it whose run recorded no experiment, no code and no environment."""
+    forum = _ds("forum-dump", "v1")
+    return [
+        ("dataset.registered", {"name": "forum-dump", "description": "demo dataset forum-dump"}),
+        (
+            "dataset.version.created",
+            {
+                "name": "forum-dump",
+                "version": "v1",
+                "storage_uri": "s3://demo/forum-dump/v1/",
+                "source": {"uri": "https://forum.example.net/threads/", "obtained_by": "scrape"},
+                "checksum": _SHA,
+                "record_count": 200_000,
+            },
+        ),
+        (
+            "run.started",
+            {
+                "run_id": PROTOTYPE,
+                "name": "chat-proto",
+                "params": {"lr": 1e-4},
+                "inputs": [{"dataset_version": forum, "role": "train"}],
+            },
+        ),
+        ("run.completed", {"run_id": PROTOTYPE, "final_step": 500}, 360),
+        (
+            "model.version.registered",
+            {"name": "chat-proto", "version": "0.1.0", "produced_by_run": f"run:{PROTOTYPE}"},
+        ),
+    ]
+
+
+def _takedown() -> list[Timed]:
+    """A day after the story: the forum dump is taken down, the prototype retired for it."""
+    takedown = "takedown request from the forum's operator"
+    retired = "trained on forum-dump v1, taken down"
+    return [
+        ("entity.deleted", {"entity": _ds("forum-dump", "v1"), "reason": takedown}),
+        (
+            "model.version.status.changed",
+            {
+                "model_version": RETIRED_MODEL,
+                "from_status": "candidate",
+                "to_status": "retired",
+                "reason": retired,
+            },
+        ),
+    ]
+
+
 def _setup() -> list[tuple[str, dict[str, Any]]]:
     return [
         ("dataset.registered", {"name": name, "description": f"demo dataset {name}"})
@@ -318,24 +375,37 @@ def demo_events(project: str = PROJECT, *, with_sweep: bool = True) -> list[Even
     """The whole story, in the order it happened, each event validated by the contract.
 
     Another `project` gets the same story under its own ids (tests use that for isolation).
-    Without the sweep it is the lineage story alone (pretraining to deployment), whose every
-    event has the same id and time as in the whole story.
+    Without the sweep it is the lineage story alone (pretraining to deployment, without the
+    prototype and its takedown either), whose every event has the same id and time as in the
+    whole story.
     """
     steps: list[Timed] = [*_setup(), *_versions(), *_pretrain(), *_finetune()]
     if with_sweep:
         steps += [*sweep_setup(), *sweep_runs()]
-    events = []
-    at = _T0
-    for i, (event_type, payload, *gap) in enumerate(steps):
-        at += timedelta(minutes=gap[0] if gap else _GAP_MINUTES) if i else timedelta(0)
-        events.append(_event(project, f"{project}-{i}", event_type, payload, at))
+    events = _timed(steps, _T0, lambda i: f"{project}-{i}", project)
     # The pretraining's metric batches have keys of their own, so every other event keeps the id
     # of its place in the story (`provgraph demo` tops up a story loaded before they were added).
     started = next(e.occurred_at for e in events if e.subject.endswith(PRETRAIN))
     for n, (minutes, payload) in enumerate(_pretrain_metrics()):
         key, when = f"{project}-{PRETRAIN}-metrics-{n}", started + timedelta(minutes=minutes)
         events.append(_event(project, key, "run.metrics.logged", payload, when))
+    if with_sweep:  # the prototype and its takedown have keys of their own too
+        start = _T0 - timedelta(days=21)
+        events += _timed(_prototype(), start, lambda n: f"{project}-prototype-{n}", project)
+        end = max(e.occurred_at for e in events) + timedelta(days=1)
+        events += _timed(_takedown(), end, lambda n: f"{project}-takedown-{n}", project)
     return sorted(events, key=lambda event: event.occurred_at)  # stable: the story's order
+
+
+def _timed(
+    steps: list[Timed], start: datetime, key: Callable[[int], str], project: str
+) -> list[Event]:
+    """The events of `steps`, the first at `start`, each later one its gap after the one before."""
+    events, at = [], start
+    for i, (event_type, payload, *gap) in enumerate(steps):
+        at += timedelta(minutes=gap[0] if gap else _GAP_MINUTES) if i else timedelta(0)
+        events.append(_event(project, key(i), event_type, payload, at))
+    return events
 
 
 def _event(project: str, key: str, event_type: str, payload: dict[str, Any], at: datetime) -> Event:

@@ -13,7 +13,16 @@ from provgraph.authz import cli as authz_cli
 from provgraph.cli import demo, infra, services
 from provgraph.cli.errors import explain
 from provgraph.ingest import cli as ingest_cli
-from provgraph.query import best_env_cli, compare_cli, team_cli
+from provgraph.query import (
+    best_env_cli,
+    compare_cli,
+    compliance_cli,
+    dossier_cli,
+    export_cli,
+    records_cli,
+    retention_cli,
+    team_cli,
+)
 from provgraph.query import cli as query_cli
 from provgraph.schemas.version import __version__
 
@@ -29,6 +38,11 @@ _AREAS = (
     compare_cli,
     best_env_cli,
     team_cli,
+    retention_cli,
+    dossier_cli,
+    export_cli,
+    compliance_cli,
+    records_cli,
 )
 # Libraries whose warnings (retries, reconnects) a one-shot command explains in one line instead.
 _DRIVER_LOGGERS = ("neo4j", "kafka")

@@ -39,3 +39,8 @@ class QuerySettings(Neo4jSettings, AuthSettings):
     graphql_introspection: bool = True
     # Query texts whose parsed and validated document is kept (0: none; see graphql/doccache.py).
     graphql_document_cache: int = Field(default=256, ge=0)
+
+    # The model dossier's PDF: the same HTML printed by headless Chromium (a command on PATH or
+    # a path to the executable); a missing one makes `format=pdf` answer `pdf_unavailable`.
+    chromium_path: str = "chromium"
+    pdf_timeout_s: float = Field(default=60.0, gt=0)

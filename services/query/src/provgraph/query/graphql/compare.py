@@ -101,6 +101,17 @@ class RunCheck:
     unverifiable: list[str] = strawberry.field(description="What could not be compared.")
 
 
+@strawberry.type(
+    description="A dataset version a run trains on whose quality gates failed or were never "
+    "recorded."
+)
+class DataGateFlag:
+    dataset_version: strawberry.ID
+    issue: str = strawberry.field(
+        description="`no quality gates recorded` or `quality gates failed: <check names>`."
+    )
+
+
 @strawberry.type(description="One run of the comparison table.")
 class ComparedRun:
     id: strawberry.ID
@@ -123,6 +134,9 @@ class ComparedRun:
     ended_at: str | None
     duration_s: float | None = strawberry.field(description="Ended minus started, seconds.")
     check: RunCheck
+    data_gates: list[DataGateFlag] = strawberry.field(
+        description="The train inputs whose quality gates failed or were never recorded."
+    )
 
 
 @strawberry.type(description="Runs side by side, and the one-change-at-a-time check.")
@@ -169,6 +183,7 @@ def _run(r: Mapping[str, Any]) -> ComparedRun:
         ended_at=r["ended_at"],
         duration_s=r["duration_s"],
         check=RunCheck(**{**check, "changes": [_change(c) for c in check["changes"]]}),
+        data_gates=[DataGateFlag(**f) for f in r["data_gates"]],
     )
 
 

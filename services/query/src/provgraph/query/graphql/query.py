@@ -11,6 +11,7 @@ from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.graphql.args import NodeType, labels, page_size, stamp
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.data import DatasetVersion
+from provgraph.query.graphql.dossier import dossier_field
 from provgraph.query.graphql.fields import field
 from provgraph.query.graphql.lineage import HistoryEntry, HistoryPage, NodeConnection
 from provgraph.query.graphql.models import ModelVersion
@@ -71,6 +72,8 @@ class LookupQuery:
         Label.DATASET_VERSION,
         "A dataset version by dataset name and version label.",
     )
+
+    dossier = dossier_field()
 
     @field(description="An experiment by number.")
     async def experiment(

@@ -9,6 +9,7 @@ from typing import Any
 import strawberry
 
 from provgraph.query.graphql.briefs import ErrorBrief
+from provgraph.query.graphql.compare import DataGateFlag
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field, picked, seconds
 from provgraph.query.recipes.checkpoint_advice import DEFAULT_MAX_REWORK_S
@@ -87,6 +88,13 @@ class RepeatedFailure:
     runs: list[DigestRun]
 
 
+@strawberry.type(description="A run that trains on data whose quality gates failed or were "
+                 "never recorded.")  # fmt: skip
+class UngatedTraining:
+    run: DigestRun
+    data_gates: list[DataGateFlag]
+
+
 @strawberry.type(description="A dataset version, model version, status change, deployment "
                  "change or feedback recorded in the window.")  # fmt: skip
 class DigestItem:
@@ -130,6 +138,7 @@ class Digest:
     stalled: list[StalledRun]
     repeated_failures: list[RepeatedFailure]
     conclusion_missing: list[DigestRun]
+    trained_on_ungated_data: list[UngatedTraining]
     dataset_versions: list[DigestItem]
     model_versions: list[DigestItem]
     status_changes: list[DigestItem]
@@ -166,6 +175,12 @@ class Digest:
                 for g in r["repeated_failures"]
             ],
             conclusion_missing=_runs(r["conclusion_missing"]),
+            trained_on_ungated_data=[
+                UngatedTraining(
+                    run=DigestRun.of(g), data_gates=[DataGateFlag(**f) for f in g["data_gates"]]
+                )
+                for g in r["trained_on_ungated_data"]
+            ],
             **items,
             accelerator_hours_by_person=[
                 AcceleratorHours(key=p["person"], accelerator_hours=p["accelerator_hours"])

@@ -24,7 +24,15 @@ from provgraph.core.metrics import AnswerObserver
 from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.ide import serves_the_ide
 from provgraph.query.graphql.schema import make_router
-from provgraph.query.http import cypher, marquez_columns, probes, rest, ui
+from provgraph.query.http import (
+    cypher,
+    dossier_routes,
+    marquez_columns,
+    probes,
+    prov_routes,
+    rest,
+    ui,
+)
 from provgraph.query.http.deps import QueryContext, get_context, get_readers, get_recipes, scope_for
 from provgraph.query.http.guard import CypherGuard
 from provgraph.query.http.marquez import datasets, jobs, namespaces, search
@@ -114,6 +122,8 @@ def create_app(
     app.include_router(probes.router)
     app.include_router(cypher.router)
     app.include_router(rest.router)
+    app.include_router(dossier_routes.router)
+    app.include_router(prov_routes.router)
     for area in (namespaces, datasets, jobs, search):  # Marquez's read API
         app.include_router(area.router)
     app.include_router(marquez_columns.router)

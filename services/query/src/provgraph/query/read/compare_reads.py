@@ -12,7 +12,10 @@ from provgraph.query.read.fragments import kind, live, visible
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
 from provgraph.schemas.graph import Label, Rel
-from provgraph.schemas.storage import FIRST_SEEN_AT, public_deep
+from provgraph.schemas.storage import FIRST_SEEN_AT, json_key, public_deep
+
+GATES_KEY = json_key("quality_gates")
+"""A dataset version's quality gates as stored JSON text (`recipes.data_gates`)."""
 
 
 def _compared_run(r: str) -> str:
@@ -22,7 +25,7 @@ def _compared_run(r: str) -> str:
   experiment: head([({r})-[:{Rel.PART_OF}]->(cx:{Label.EXPERIMENT}:{Label.ENTITY})
     WHERE {visible("cx")} | cx.id]),
   inputs: [({r})-[cu:{Rel.USED}]->(cd:{Label.DATASET_VERSION}:{Label.ENTITY})
-    WHERE {visible("cd")} | {{role: cu.role, id: cd.id}}],
+    WHERE {visible("cd")} | {{role: cu.role, id: cd.id, gates: cd.{GATES_KEY}}}],
   environments: [({r})-[:{Rel.RAN_IN}]->(ce:{Label.ENVIRONMENT}:{Label.ENTITY})
     WHERE {visible("ce")} | properties(ce)],
   bases: [({r})-[:{Rel.STARTED_FROM}]->(cb:{Label.ENTITY})
@@ -62,7 +65,8 @@ class ComparedRuns:
     """What the compare read found.
 
     `runs` holds first the experiment's runs (`members` of them, highest numbers first), then
-    the named runs that are not among them; each record is {run, experiment, inputs,
+    the named runs that are not among them; each record is {run, experiment, inputs
+    ({role, id, gates: the version's quality gates as stored JSON text, or None}),
     environments, bases, resumes} of stored properties without version stamps.
     """
 

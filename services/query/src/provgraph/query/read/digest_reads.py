@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from provgraph.query.read.compare_reads import GATES_KEY
 from provgraph.query.read.convert import scope_params
 from provgraph.query.read.fragments import live, visible
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
 from provgraph.schemas import issued_name
+from provgraph.schemas.events.experiment import InputRole
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label, Rel
 from provgraph.schemas.storage import FIRST_SEEN_AT, LAST_EVENT_AT, PROJECT, public_deep
 
@@ -27,6 +29,7 @@ DIGEST_ITEM_TYPES = (
 )
 ADVICE_KINDS = ("run", "experiment", "project")
 
+TRAIN_ROLE = InputRole.TRAIN.value
 RUN_LIFECYCLE = ("run.started", "run.resumed", "run.completed", "run.failed", "run.aborted")
 
 
@@ -41,8 +44,9 @@ def _lifecycle(run: str) -> str:
 
 
 # Runs of $asked projects started, ended or resumed in [$since, $until), or still running
-# (latest $limit), and the dataset versions, model versions and deployments events recorded
-# in the window ($limit), in one round trip.
+# (latest $limit), each with the dataset versions it trains on and their quality gates, and
+# the dataset versions, model versions and deployments events recorded in the window
+# ($limit), in one round trip.
 DIGEST = f"""
 RETURN COLLECT {{
     MATCH (r:{Label.RUN}:{Label.ENTITY})
@@ -57,7 +61,12 @@ RETURN COLLECT {{
                experiment: head(COLLECT {{
                    MATCH (r)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT}:{Label.ENTITY})
                    WHERE {visible("x")} RETURN x {{.id, .key}} ORDER BY x.id LIMIT 1 }}),
-               lifecycle: {_lifecycle("r")}}} AS run
+               lifecycle: {_lifecycle("r")},
+               trained_on: COLLECT {{
+                   MATCH (r)-[u:{Rel.USED}]->(d:{Label.DATASET_VERSION}:{Label.ENTITY})
+                   WHERE u.role = $train AND {visible("d")}
+                   RETURN DISTINCT {{role: u.role, id: d.id, gates: d.{GATES_KEY}}} AS t
+                   ORDER BY t.id }}}} AS run
 }} AS runs, COLLECT {{
     MATCH (n:{Label.ENTITY})
     WHERE n.{PROJECT} IN $asked AND {visible("n")} AND {live("n")}
@@ -196,6 +205,7 @@ class DigestReader:
             "limit": limit + 1,
             "lifecycle": list(RUN_LIFECYCLE),
             "item_types": list(DIGEST_ITEM_TYPES),
+            "train": TRAIN_ROLE,
         }
         (record,) = self._session.run(DIGEST, params)
         runs = [digest_run(r) for r in record["runs"]]

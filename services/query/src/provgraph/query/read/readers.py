@@ -14,12 +14,17 @@ from neo4j import Driver
 from provgraph.query.read.best_env_reads import BestEnvReader, BestEnvReads
 from provgraph.query.read.column_reads import ColumnReader, ColumnReads
 from provgraph.query.read.compare_reads import CompareReader, CompareReads
+from provgraph.query.read.compliance_reads import ComplianceReader, ComplianceReads
 from provgraph.query.read.digest_reads import DigestReader, DigestReads
+from provgraph.query.read.dossier_reads import DossierReader, DossierReads
 from provgraph.query.read.feedback_reads import FeedbackReader, FeedbackReads
 from provgraph.query.read.marquez_reads import MarquezReader
 from provgraph.query.read.ports import MarquezReads, ReadModel
+from provgraph.query.read.prov_reads import ProvReader, ProvReads
 from provgraph.query.read.reader import GraphReader
 from provgraph.query.read.recipe_reads import RecipeReader, RecipeReads
+from provgraph.query.read.records_reads import RecordsReader, RecordsReads
+from provgraph.query.read.retention_reads import RetentionReader, RetentionReads
 from provgraph.query.read.series_reads import SeriesReader, SeriesReads
 from provgraph.query.read.session import ReadSession
 from provgraph.query.settings import QuerySettings
@@ -39,6 +44,11 @@ class Readers:
     digest: DigestReads
     series: SeriesReads
     feedback: FeedbackReads
+    retention: RetentionReads
+    dossier: DossierReads
+    prov: ProvReads
+    compliance: ComplianceReads
+    records: RecordsReads
 
 
 def neo4j_readers(
@@ -58,4 +68,9 @@ def neo4j_readers(
         digest=DigestReader(session),
         series=SeriesReader(session),
         feedback=FeedbackReader(session),
+        retention=RetentionReader(session),
+        dossier=DossierReader(session),
+        prov=ProvReader(session),
+        compliance=ComplianceReader(session),
+        records=RecordsReader(session),
     )

@@ -111,6 +111,7 @@ def run_view(
         "ended_at": p.get("ended_at"),
         "duration_s": _duration(p),
         "check": checked,
+        "data_gates": [dict(f) for f in row.data_gates],
     }
 
 
@@ -147,4 +148,5 @@ def compare_runs(
         "metrics": [d.as_dict() for d in defs],
         "runs": [run_view(r, params, defs, checks[r.id]) for r in shown],
         "flagged": [r.id for r in sorted(rows, key=RunRow.order) if checks[r.id]["flagged"]],
+        "gates_flagged": [r.id for r in sorted(rows, key=RunRow.order) if r.data_gates],
     }

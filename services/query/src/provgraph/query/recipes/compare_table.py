@@ -1,4 +1,5 @@
-"""The `compare` answer as terminal text: the table, the checks, then the runs' outcomes."""
+"""The `compare` answer as terminal text: the table, the checks, the runs' outcomes, then the
+runs that train on data whose quality gates failed or were never recorded."""
 
 from __future__ import annotations
 
@@ -110,8 +111,14 @@ def _outcome_line(run: Answer, labels: Mapping[str, str]) -> str | None:
     return f"{labels[run['id']]} {run['status']}: " + "; ".join(parts) if parts else None
 
 
+def _gates_line(run: Answer, labels: Mapping[str, str]) -> str | None:
+    flags = [f"{_short(f['dataset_version'])}: {f['issue']}" for f in run["data_gates"]]
+    return f"{labels[run['id']]} trains on " + "; ".join(flags) if flags else None
+
+
 def render_comparison(answer: Answer) -> str:
-    """The table (`-` is a gap), the check of each run, and the outcome of each run."""
+    """The table (`-` is a gap), the check of each run, the outcome of each run, and the
+    runs trained on data whose gates failed or were never recorded."""
     runs = answer["runs"]
     roles = sorted({i["role"] for r in runs for i in r["inputs"]})
     header = [
@@ -141,4 +148,6 @@ def render_comparison(answer: Answer) -> str:
     parts = [title, "", table(header, [_row(r, roles, labels) for r in runs])]
     parts += ["", "One change at a time:", *(f"  {c}" for c in checks)] if checks else []
     parts += ["", "Outcomes:", *(f"  {o}" for o in outcomes)] if outcomes else []
+    gates = [line for r in runs if (line := _gates_line(r, labels))]
+    parts += ["", "Data gates before training:", *(f"  {g}" for g in gates)] if gates else []
     return "\n".join(parts)

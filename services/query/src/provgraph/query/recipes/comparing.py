@@ -1,7 +1,8 @@
 """Runs side by side, each checked against the run it should be compared with (pure).
 
-A run's record (from `read/compare_reads.py`) becomes a `RunRow`: params, inputs,
-environment, code, base, resumes and its metrics, each under one *definition* (where the value
+A run's record (from `read/compare_reads.py`) becomes a `RunRow`: params, inputs (and the
+flags of those it trains on whose quality gates failed or were never recorded), environment,
+code, base, resumes and its metrics, each under one *definition* (where the value
 comes from, its split and its name). Each run is checked against its comparison run (the
 previous run of its experiment by number, or a baseline): every setting that differs is listed,
 and a check with more than one is *flagged*, since an effect could be credited to the wrong
@@ -14,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from provgraph.query.recipes.data_gates import trained_on
 from provgraph.query.recipes.env_contents import flatten, image_ref
 from provgraph.schemas.storage import PARAMS, decode_json, record_of
 
@@ -84,6 +86,8 @@ class RunRow:
     base: Mapping[str, Any] | None = None
     resumes: tuple[Mapping[str, Any], ...] = ()
     metrics: Mapping[MetricDef, tuple[float, int | None]] = field(default_factory=dict)
+    data_gates: tuple[Mapping[str, Any], ...] = ()
+    """The flags of the dataset versions it trains on (`data_gates.trained_on`)."""
 
     @property
     def number(self) -> int | None:
@@ -157,6 +161,7 @@ def row_of(record: Mapping[str, Any]) -> RunRow:
         base=bases[0] if bases else None,
         resumes=tuple(resumes),
         metrics=metrics_of(props),
+        data_gates=tuple(trained_on(record["inputs"])),
     )
 
 

@@ -4,8 +4,8 @@ Inputs are what `read.digest_reads.DigestReads.digest` returns:
 
 - runs: ``{id, project, name, run_number, status, started_at, ended_at, last_event_at,
   conclusion, error_type, error_message, abort_reason, resources, experiment,
-  lifecycle: [{type, at, actor, principal}]}``: every run started, ended or resumed in the
-  window, and every run still running;
+  lifecycle: [{type, at, actor, principal}], trained_on: [{role, id, gates}]}``: every run
+  started, ended or resumed in the window, and every run still running;
 - items: ``{event_type, at, actor, principal, node: {id, name, version, status, ...},
   status_at: {status: time}}``: the dataset versions, model versions, status changes,
   deployments and feedback recorded in the window.
@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from provgraph.query.recipes.checkpoint_advice import devices_of, parse_time
+from provgraph.query.recipes.data_gates import trained_on
 
 REPEATED_FAILURES = 2
 """An experiment with at least this many failures in the window is listed."""
@@ -160,6 +161,17 @@ def _missing(runs: Sequence[Mapping[str, Any]], since: str, until: str) -> list[
     ]
 
 
+def _data_gates(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The runs that train on a dataset version whose quality gates failed or were never
+    recorded, with those versions (`data_gates.trained_on`)."""
+    out = []
+    for run in sorted(runs, key=lambda r: r["id"]):
+        flags = trained_on(run.get("trained_on") or ())
+        if flags:
+            out.append({**run_brief(run), "data_gates": flags})
+    return out
+
+
 def _hours_in_window(run: Mapping[str, Any], since: str, until: str) -> float:
     start = run.get("started_at")
     end = run.get("ended_at") if run.get("status") != "running" else None
@@ -170,7 +182,10 @@ def _hours_in_window(run: Mapping[str, Any], since: str, until: str) -> float:
     return max(0.0, (parse_time(hi) - parse_time(lo)).total_seconds() / 3600) if lo < hi else 0.0
 
 
-def _accelerators(runs: Sequence[Mapping[str, Any]], since: str, until: str) -> dict[str, Any]:
+def accelerator_use(runs: Sequence[Mapping[str, Any]], since: str, until: str) -> dict[str, Any]:
+    """Accelerator-hours of `runs` between `since` and `until`, per person and per project
+    (hours running x `num_nodes` x `devices_per_node`), and how many runs recorded no
+    resources (unknown, never counted as zero)."""
     by_person: dict[str, float] = {}
     by_project: dict[str, float] = {}
     without = 0
@@ -237,7 +252,8 @@ def digest(
         "stalled": _stalled(runs, until, stalled_after_s),
         "repeated_failures": _repeated(runs, since, until),
         "conclusion_missing": _missing(runs, since, until),
+        "trained_on_ungated_data": _data_gates(runs),
         **sections,
-        "accelerator_hours": _accelerators(runs, since, until),
+        "accelerator_hours": accelerator_use(runs, since, until),
         "truncated": truncated,
     }

@@ -46,8 +46,9 @@ def _people(report: Mapping[str, Any], markdown: bool) -> list[str]:
 
 
 def render_digest(report: Mapping[str, Any], *, markdown: bool = False) -> str:
-    """One page: runs by person, stalled, repeated failures, missing conclusions, the new
-    versions and deployments, and accelerator-hours."""
+    """One page: runs by person, stalled, repeated failures, missing conclusions, runs
+    trained on data whose gates failed (when any did), the new versions and deployments, and
+    accelerator-hours."""
     window = f"{report['since'][:16]} → {report['until'][:16]}".replace("T", " ")
     title = f"Digest of {', '.join(report['projects'])}, {window} UTC"
     out = [f"## {title}" if markdown else title, ""]
@@ -65,6 +66,14 @@ def render_digest(report: Mapping[str, Any], *, markdown: bool = False) -> str:
     out += _section("Repeated failures", repeated, markdown)
     missing = [f"{_run(r)} by {r['person']}" for r in report["conclusion_missing"]]
     out += _section("Conclusion missing", missing, markdown)
+    gated = [
+        f"{_run({**r, 'error': None})} by {r['person']}: "
+        + "; ".join(f"{f['dataset_version']} ({f['issue']})" for f in r["data_gates"])
+        for r in report.get("trained_on_ungated_data") or ()
+    ]
+    if gated:  # only when some run did: a digest of clean data reads as before
+        out += _section("Trained on data whose gates failed or were never recorded", gated,
+                        markdown)  # fmt: skip
     for key, title in _ITEMS:
         out += _section(title, [_item(i) for i in report[key]], markdown)
     acc = report["accelerator_hours"]

@@ -1,7 +1,8 @@
 """Assemble a reproduce recipe from the records of the `read.recipe_reads.RecipeReads` port.
 
 Whatever is missing is said so: placeholders, deleted nodes, files deleted, a run without
-environment, code or inputs, a chain cut at its bound all land in `gaps`, never dropped.
+environment, code or inputs, a dataset version trained on whose quality gates failed or were
+never recorded, a chain cut at its bound all land in `gaps`, never dropped.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from provgraph.query.read.model import Scope
 from provgraph.query.read.recipe_reads import RecipeReads, Record
+from provgraph.query.recipes.data_gates import GATES, TRAIN, gates_issue
 from provgraph.query.recipes.env_contents import MAPS, image_parts, image_ref
 from provgraph.schemas.storage import (
     DELETED_AT,
@@ -161,12 +163,23 @@ class RecipeBuilder:
         for node in nodes:
             self.flag(node)
         self.datasets.update(by_id)
+        for used in inputs:
+            self._gates(run_id, used, by_id.get(used["id"]))
         upstream: dict[str, list[Record]] = {}
         for edge in edges:
             upstream.setdefault(edge["src"], []).append(edge)
         return [
             {"role": i["role"], **self._tree(i["id"], by_id, upstream, frozenset())} for i in inputs
         ]
+
+    def _gates(self, run_id: str, used: Record, node: Record | None) -> None:
+        """A gap at a dataset version the run trains on whose quality gates failed or were
+        never recorded (`data_gates`)."""
+        if used["role"] != TRAIN or node is None:
+            return
+        issue = gates_issue(decode_json(node, GATES))
+        if issue is not None:
+            self.gap(used["id"], f"{issue} (trained on by {run_id})")
 
     def _tree(
         self,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from benchmarks import (
     bench_explorer,
+    bench_group,
     bench_ingest,
     bench_kafka,
     bench_mlflow,
@@ -30,9 +31,9 @@ from benchmarks.pipeline import Prepared, fill_topic, log_reference
 from benchmarks.report import Table, machine
 from benchmarks.servers import PrivateInfra
 from benchmarks.w1 import RUNS as W1_RUNS
-from benchmarks.workload import build, first_project_events, query_roots
+from benchmarks.workload import first_project_events, stream
 
-PARTS = ("ingest", "kafka", "queries", "explorer", "replay", "memory", "mlflow", "sdk")
+PARTS = ("ingest", "kafka", "queries", "explorer", "replay", "memory", "mlflow", "group", "sdk")
 
 
 def _args() -> argparse.Namespace:
@@ -92,14 +93,10 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             limit(infra, data)
         if "queries" in parts:
             print("  queries", flush=True)
-            tables.append(
-                bench_queries.run(
-                    infra.driver, *query_roots(data.events), args.samples * args.repeat
-                )
-            )
+            tables.append(bench_queries.run(infra.driver, *data.roots, args.samples * args.repeat))
         if "explorer" in parts:
             print("  explorer (Chromium)", flush=True)
-            tables.append(bench_explorer.run(infra, *query_roots(data.events), args.page_loads))
+            tables.append(bench_explorer.run(infra, *data.roots, args.page_loads))
         if parts & {"replay", "memory"}:
             # What rebuilding the topic must give: the fold of its log (ingest's, when it ran).
             reference = reference or log_reference(infra, topic)
@@ -114,6 +111,8 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
         if "mlflow" in parts:
             print("  mlflow (W1)", flush=True)
             tables.append(bench_mlflow.run(infra, args.repeat, args.w1_runs))
+        if "group" in parts:
+            tables.append(bench_group.run(infra, data, args.repeat))
     return tables
 
 
@@ -128,8 +127,8 @@ def main() -> None:
     report.RESULTS = args.results or report.RESULTS / f"s{args.scale}"
     started = time.perf_counter()
     print(f"workload: {args.scale:,} events, seed {args.seed}", flush=True)
-    data = Prepared.of(build(args.scale, args.seed))
-    if "queries" in parts and not query_roots(data.events)[0]:
+    data = Prepared.of(stream(args.scale, args.seed))  # one pass; no list of every event
+    if "queries" in parts and not data.roots[0]:
         sys.exit(
             f"queries: {args.scale:,} events hold no whole project (no shipped model to trace);"
             f" at seed {args.seed} the queries need --scale {first_project_events(args.seed)}"

@@ -27,7 +27,7 @@ def run(infra: PrivateInfra, data: Prepared, repeat: int) -> IngestResult:
     # A sample: 5% of the events, at least 500, at most 10,000 (at ~130 events/s the naive
     # side would take over two hours for 1M; its rate is what is reported).
     naive_count = min(n, max(500, min(n // 20, 10_000)))
-    naive_reference = events_reference(data.events[:naive_count])
+    naive_reference = events_reference(data.events[:naive_count])  # events holds the first 10k
     checks: dict[str, str] = {}
     reference: Reference | None = None
     # Uncounted: Neo4j compiles and JIT-warms the writer's statements on first use; without

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import random
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -72,7 +72,8 @@ class Shape:
 
 
 class Stream:
-    """The event list with a deterministic clock and event ids."""
+    """The events of the project being built, with a deterministic clock and event ids
+    (`LlmWorkload.stream` hands them out and empties the list after each project)."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -129,11 +130,20 @@ class LlmWorkload:
 
     def build(self, scale: int) -> list[Event]:
         """Whole projects until `scale` events exist, cut at exactly `scale`."""
-        number = 0
-        while len(self.stream.events) < scale:
+        return list(self.stream_events(scale))
+
+    def stream_events(self, scale: int) -> Iterator[Event]:
+        """The events of `build(scale)`, one project at a time: what is held is one project's
+        events (about 1,600), whatever `scale` is. The generator draws from the same seeded
+        rng in the same order, so the events are the same, byte for byte."""
+        number = emitted = 0
+        while emitted < scale:
             self._project(f"llm-{number:05d}")
             number += 1
-        return self.stream.events[:scale]
+            events = self.stream.events[: scale - emitted]
+            self.stream.events = []
+            emitted += len(events)
+            yield from events
 
     def _emit(self, project: str) -> Callable[[type[Event], Payload], None]:
         return self.stream.emit_for(project)
@@ -258,28 +268,52 @@ def build(scale: int, seed: int = 7) -> list[Event]:
     return LlmWorkload(seed).build(scale)
 
 
+def stream(scale: int, seed: int = 7) -> Iterator[Event]:
+    """The default workload of `scale` events, one project at a time (bounded memory)."""
+    return LlmWorkload(seed).stream_events(scale)
+
+
 def first_project_events(seed: int = 7) -> int:
     """Events in the workload's first whole project: the smallest scale with a shipped model."""
     workload = LlmWorkload(seed)
-    workload.build(1)
+    workload._project("llm-00000")
     return len(workload.stream.events)
 
 
-def query_roots(events: Sequence[Event], most: int = 5) -> tuple[list[str], list[str]]:
-    """Start nodes of the queries, from projects whose last experiment shipped: the shipped
-    model version (upstream) and the raw web-0 version the first cleaning read (downstream:
-    it feeds the cleaned versions, the mix, the runs, models and deployments)."""
-    shipped = sorted({e.project for e in events if e.subject.endswith("/chat-7b@4.0.0")})
-    projects = shipped[:most]
-    cleaned_from: dict[str, str] = {}
-    for event in events:
+class QueryRoots:
+    """Start nodes of the queries, collected while the events stream past (`add` each one):
+    from projects whose last experiment shipped, the shipped model version (upstream) and
+    the raw web-0 version the first cleaning read (downstream: it feeds the cleaned versions,
+    the mix, the runs, models and deployments). Holds one id per project, not the events."""
+
+    def __init__(self, most: int = 5) -> None:
+        self.most = most
+        self.shipped: set[str] = set()
+        self.cleaned_from: dict[str, str] = {}
+
+    def add(self, event: Event) -> Event:
+        """Note what `event` tells; returns it (so `map(roots.add, events)` passes events on)."""
         payload = event.payload
-        if (
+        if event.subject.endswith("/chat-7b@4.0.0"):
+            self.shipped.add(event.project)
+        elif (
             isinstance(payload, DatasetVersionCreatedPayload)
-            and event.project in projects
             and payload.name == "web-0-clean"
             and payload.derived_from
         ):
-            cleaned_from.setdefault(event.project, payload.derived_from[0].dataset_version)
-    tops = [model_version_id(p, "chat-7b", "4.0.0") for p in projects]
-    return tops, [cleaned_from[p] for p in projects]
+            self.cleaned_from.setdefault(event.project, payload.derived_from[0].dataset_version)
+        return event
+
+    def result(self) -> tuple[list[str], list[str]]:
+        """(upstream start nodes, downstream start nodes), at most `most` of each."""
+        projects = sorted(self.shipped)[: self.most]
+        tops = [model_version_id(p, "chat-7b", "4.0.0") for p in projects]
+        return tops, [self.cleaned_from[p] for p in projects]
+
+
+def query_roots(events: Iterable[Event], most: int = 5) -> tuple[list[str], list[str]]:
+    """The queries' start nodes (`QueryRoots`) of `events`, read once."""
+    roots = QueryRoots(most)
+    for event in events:
+        roots.add(event)
+    return roots.result()

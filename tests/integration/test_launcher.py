@@ -102,7 +102,7 @@ def test_env_file_is_sourceable_and_private(tmp_path: Path) -> None:
         check=True,
     ).stdout.split()
     assert out == [launcher.settings.neo4j_uri, launcher.settings.ingest_url]
-    assert launcher.settings.neo4j_uri.startswith("bolt://127.0.0.1:")
+    assert launcher.settings.neo4j_uri.startswith("neo4j://127.0.0.1:")
 
 
 def test_status_reports_what_runs_on_which_ports(private_kafka) -> None:  # type: ignore[no-untyped-def]

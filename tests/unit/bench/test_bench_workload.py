@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import tracemalloc
 from collections import Counter
 
-from benchmarks.workload import LlmWorkload, build, query_roots
+from benchmarks.pipeline import Spilled
+from benchmarks.workload import LlmWorkload, QueryRoots, build, query_roots, stream
 from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import parse_event
 
@@ -46,3 +48,48 @@ def test_query_start_nodes_exist_and_the_downstream_ones_are_read_by_a_derivatio
     assert all(node in graph.nodes for node in tops + bottoms)
     derived_from = {dst for (_src, rel, dst, _key) in graph.edges if rel == "DERIVED_FROM"}
     assert set(bottoms) <= derived_from, "a downstream start node must feed something"
+
+
+def test_the_stream_is_the_built_list_byte_for_byte() -> None:
+    for scale in (1, 1617, 5000):
+        streamed = [e.to_json_bytes() for e in LlmWorkload(5).stream_events(scale)]
+        assert streamed == [e.to_json_bytes() for e in LlmWorkload(5).build(scale)]
+        assert len(streamed) == scale
+
+
+def _held_peak(scale: int) -> int:
+    tracemalloc.start()
+    try:
+        for _event in stream(scale):
+            pass  # each event is dropped as soon as it is seen
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_what_the_stream_holds_does_not_grow_with_scale() -> None:
+    small, large = _held_peak(20_000), _held_peak(200_000)  # ten times the events
+    # A list would hold ten times as much at 200k; what grows here is the contract's bounded
+    # id caches (65,536 entries each) filling up, not the stream (one project's events).
+    assert large < 2 * small, (small, large)
+
+
+def test_query_roots_read_a_stream_once_as_they_read_the_list() -> None:
+    events = build(3 * SCALE)
+    assert query_roots(iter(events)) == query_roots(events)
+    roots = QueryRoots()
+    passed = [roots.add(e) for e in stream(3 * SCALE)]
+    assert roots.result() == query_roots(events)
+    assert [e.event_id for e in passed] == [e.event_id for e in events]
+
+
+def test_spilled_items_come_back_in_order_a_chunk_at_a_time() -> None:
+    items = [(str(i).encode(), bytes(i % 7)) for i in range(2_345)]
+    spilled: Spilled[tuple[bytes, bytes]] = Spilled(items, chunk=100)
+    assert len(spilled) == 2_345
+    assert list(spilled) == items
+    assert [len(c) for c in spilled.chunks()] == [100] * 23 + [45]
+    assert spilled.head(150) == items[:150]
+    path = spilled.path
+    del spilled
+    assert not path.exists(), "the spill file is removed with its owner"

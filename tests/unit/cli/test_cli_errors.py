@@ -67,7 +67,7 @@ def test_an_unreachable_neo4j_is_found_behind_provgraphs_own_error() -> None:
     )
     failure = _explained(wrapped)
     assert failure.code == 2
-    assert failure.message.startswith("cannot reach Neo4j at bolt://127.0.0.1:7687")
+    assert failure.message.startswith("cannot reach Neo4j at neo4j://127.0.0.1:7687")
     assert "PROVGRAPH_NEO4J_URI" in failure.message and "make infra-up" in failure.message
 
 

@@ -29,7 +29,7 @@ def test_ports_come_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROVGRAPH_NEO4J_BOLT_PORT", "17687")
     s = InfraSettings()
     assert s.kafka_bootstrap == "127.0.0.1:19092"
-    assert s.neo4j_uri == "bolt://127.0.0.1:17687"
+    assert s.neo4j_uri == "neo4j://127.0.0.1:17687"
 
 
 def test_schema_statements_are_idempotent_and_cover_every_label() -> None:

@@ -119,6 +119,11 @@ class Apps:
             spec.name, base / f"{spec.name}.pid", base / f"{spec.name}.log", spec.marker
         )
 
+    def recorded_names(self) -> list[str]:
+        """The names of the apps with a pid file, sorted, whether or not `specs` names them
+        (what an earlier `up` with other settings started)."""
+        return sorted(path.stem for path in (self.settings.state_dir / "apps").glob("*.pid"))
+
     def up(self) -> list[str]:
         """Start every app that is not running; return the names now running."""
         running: list[str] = []

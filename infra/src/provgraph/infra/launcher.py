@@ -5,13 +5,15 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from provgraph.infra.base import LocalServer
 from provgraph.infra.envfile import write_env_file
 from provgraph.infra.errors import InfraError, PortInUseError, StartupError
-from provgraph.infra.kafka import KafkaServer
+from provgraph.infra.kafka import KafkaServer, kafka_cluster
+from provgraph.infra.kafka_cluster import check_brokers
 from provgraph.infra.neo4j import Neo4jServer
 from provgraph.infra.process import port_is_free, wait_until
 from provgraph.infra.settings import InfraSettings
@@ -35,9 +37,13 @@ class Launcher:
     def __init__(self, settings: InfraSettings | None = None, say: Say = print) -> None:
         self.settings = settings or InfraSettings()
         self.say = say
-        self.kafka = KafkaServer(self.settings)
+        self.cluster = kafka_cluster(self.settings)
+        self.kafka_nodes = [
+            KafkaServer(self.settings, node.node_id, self.cluster) for node in self.cluster.nodes
+        ]
+        self.kafka = self.kafka_nodes[0]
         self.neo4j = Neo4jServer(self.settings)
-        self.servers: list[LocalServer] = [self.kafka, self.neo4j]
+        self.servers: list[LocalServer] = [*self.kafka_nodes, self.neo4j]
 
     def up(self) -> None:
         """Start what is not running, wait until all answer, write the connection file.
@@ -45,11 +51,10 @@ class Launcher:
         What goes into the servers once they answer (the graph schema, the first admin token)
         belongs to the services: the command line runs it after `up`.
         """
+        check_brokers(self.kafka.dir, self.cluster.brokers)
         started: list[LocalServer] = []
         try:
-            for server in self.servers:
-                if self._start_if_needed(server):
-                    started.append(server)
+            started += self._start_missing()
             for server in self.servers:
                 self._await_ready(server)
         except BaseException:
@@ -88,7 +93,7 @@ class Launcher:
         local admin's token). Run again once the admin token exists, to add it."""
         s = self.settings
         values = {
-            "PROVGRAPH_KAFKA_BOOTSTRAP": s.kafka_bootstrap,
+            "PROVGRAPH_KAFKA_BOOTSTRAP": self.cluster.bootstrap,
             "PROVGRAPH_NEO4J_URI": s.neo4j_uri,
             "PROVGRAPH_NEO4J_USER": s.neo4j_user,
             "PROVGRAPH_NEO4J_PASSWORD": self.neo4j.password(),
@@ -97,6 +102,9 @@ class Launcher:
             # The ports too, so that every provgraph command in a sourced shell agrees.
             "PROVGRAPH_KAFKA_PORT": str(s.kafka_port),
             "PROVGRAPH_KAFKA_CONTROLLER_PORT": str(s.kafka_controller_port),
+            # The topics the services create are copied to every broker (at most three).
+            "PROVGRAPH_TOPIC_REPLICATION": str(self.cluster.replication),
+            "PROVGRAPH_TOPIC_MIN_INSYNC_REPLICAS": str(self.cluster.min_insync),
             "PROVGRAPH_NEO4J_BOLT_PORT": str(s.neo4j_bolt_port),
             "PROVGRAPH_NEO4J_HTTP_PORT": str(s.neo4j_http_port),
             "PROVGRAPH_INGEST_PORT": str(s.ingest_port),
@@ -112,17 +120,35 @@ class Launcher:
         path = self.settings.admin_token_file
         return path.read_text().strip() if path.exists() else None
 
-    def _start_if_needed(self, server: LocalServer) -> bool:
-        pid = server.process.pid()
-        if pid is not None:
-            self.say(f"{server.name}: already running (pid {pid}), reusing it")
-            return False
-        self._check_ports(server)
-        self.say(f"{server.name}: preparing (the first time, Maven fetches it from Maven Central)")
-        argv = server.prepare()
-        pid = server.process.start(argv)
-        self.say(f"{server.name}: started (pid {pid}), logs in {server.process.log_file.parent}")
-        return True
+    def _start_missing(self) -> list[LocalServer]:
+        """Start every server that is not running: prepared side by side (formatting a Kafka
+        node runs a JVM), then started, so a cluster's nodes come up together."""
+        missing = []
+        for server in self.servers:
+            pid = server.process.pid()
+            if pid is not None:
+                self.say(f"{server.name}: already running (pid {pid}), reusing it")
+            else:
+                self._check_ports(server)
+                missing.append(server)
+        if not missing:
+            return []
+        names = ", ".join(server.name for server in missing)
+        self.say(f"{names}: preparing (the first time, Maven fetches them from Maven Central)")
+        with ThreadPoolExecutor(max_workers=len(missing)) as pool:
+            argvs = list(pool.map(lambda server: server.prepare(), missing))
+        started: list[LocalServer] = []
+        try:
+            for server, argv in zip(missing, argvs, strict=True):
+                pid = server.process.start(argv)
+                started.append(server)
+                where = server.process.log_file.parent
+                self.say(f"{server.name}: started (pid {pid}), logs in {where}")
+        except BaseException:
+            for server in started:
+                server.process.stop()
+            raise
+        return started
 
     def _check_ports(self, server: LocalServer) -> None:
         host = self.settings.host
@@ -131,7 +157,7 @@ class Launcher:
                 raise PortInUseError(
                     f"{server.name} {role} port {host}:{port} is already in use by another "
                     f"process. Stop it (see `ss -ltnp 'sport = :{port}'`) or choose another port "
-                    f"with PROVGRAPH_{server.name.upper()}_{_port_env(role)}."
+                    f"with PROVGRAPH_{_server_env(server.name)}_{_port_env(role)}."
                 )
 
     def _await_ready(self, server: LocalServer) -> None:
@@ -152,6 +178,11 @@ class Launcher:
             )
         server.after_ready()
         self.say(f"{server.name}: ready ({time.monotonic() - began:.1f}s), ports {server.ports()}")
+
+
+def _server_env(name: str) -> str:
+    # Kafka node n's ports follow from the first node's (kafka-2 -> PROVGRAPH_KAFKA_PORT).
+    return name.split("-", 1)[0].upper()
 
 
 def _port_env(role: str) -> str:

@@ -29,6 +29,11 @@ class InfraSettings(ProvgraphSettings):
     kafka_port: int = 9092
     kafka_controller_port: int = 9093
     kafka_heap: str = "1g"
+    # `infra up --brokers N`: N KRaft broker-controllers on consecutive ports from kafka_port
+    # (see kafka_cluster.py). Unset: as many as the data was formatted for, else one.
+    kafka_brokers: int | None = Field(default=None, ge=1, le=9)
+    # Each broker's heap when there are several (three JVMs share the machine).
+    kafka_cluster_heap: str = "512m"
 
     neo4j_version: str = "5.26.30"
     # Published on its own (not with the server), and never for 5.26: the newest release.
@@ -40,6 +45,8 @@ class InfraSettings(ProvgraphSettings):
     neo4j_pagecache: str = "2g"
 
     ingest_port: int = 8080
+    # `services up --projectors N`: N projector processes in one consumer group.
+    projectors: int = Field(default=1, ge=1, le=32)
     query_port: int = 8081
     # The built web explorer (`make ui`), given to the query service when the folder exists.
     ui_dir: Path = Field(default=Path("web/dist"), description="built explorer, served at /ui")
@@ -63,11 +70,12 @@ class InfraSettings(ProvgraphSettings):
 
     @property
     def kafka_bootstrap(self) -> str:
+        """The first broker; a cluster's clients are given every broker (the env file)."""
         return f"{self.host}:{self.kafka_port}"
 
     @property
     def neo4j_uri(self) -> str:
-        return f"bolt://{self.host}:{self.neo4j_bolt_port}"
+        return f"neo4j://{self.host}:{self.neo4j_bolt_port}"
 
     @property
     def ingest_url(self) -> str:

@@ -63,6 +63,9 @@ class Neo4jPrincipals:
         return Principal(name, frozenset(found[0]["global_roles"]), grants_by_project(rows))
 
     def _read(self, query: str, **params: Any) -> list[neo4j.Record]:
+        # READ routing (any member of a cluster): no lookup follows a write of its own request;
+        # tokens and grants arrive through the log and the projector, and a member a moment
+        # behind the leader delays an issue or a revocation no more than `auth_cache_s` does.
         records, _, _ = self._driver.execute_query(
             query, params, database_=self._database, routing_=neo4j.RoutingControl.READ
         )

@@ -10,6 +10,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from neo4j import RoutingControl
+
 from provgraph.authz.admin import append_to_log
 from provgraph.cli.demo_story import DEPLOYED_MODEL, PROJECT, demo_events
 from provgraph.cli.services import provgraph_apps
@@ -140,10 +142,13 @@ def _print_example(settings: IngestSettings, wait_s: float) -> None:
     print("  " + EXAMPLE_CYPHER.replace("\n", "\n  "))
     params = {"deployment": f"deployment:{PROJECT}/chat-api"}
     rows: list[str] = []
+    database = settings.neo4j_database
     with settings.neo4j_driver(notifications_min_severity="OFF") as driver:
         deadline = time.monotonic() + wait_s
         while not rows and time.monotonic() < deadline:
-            records, _, _ = driver.execute_query(EXAMPLE_CYPHER, params)
+            records, _, _ = driver.execute_query(
+                EXAMPLE_CYPHER, params, database_=database, routing_=RoutingControl.READ
+            )
             rows = [record["dataset_version"] for record in records]
             if not rows:
                 time.sleep(1.0)

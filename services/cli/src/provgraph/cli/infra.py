@@ -12,6 +12,7 @@ from provgraph.core.eventlog import open_event_log
 from provgraph.core.settings import KafkaSettings, Neo4jSettings
 from provgraph.infra.launcher import Launcher
 from provgraph.infra.process import tail
+from provgraph.infra.settings import InfraSettings
 from provgraph.ingest.projector.constraints import apply_schema
 
 SubParsers = argparse._SubParsersAction
@@ -20,9 +21,15 @@ SubParsers = argparse._SubParsersAction
 def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
     infra = sub.add_parser("infra", help="run Kafka and Neo4j locally (no Docker needed)")
     actions = infra.add_subparsers(dest="action", required=True)
-    actions.add_parser("up", help="fetch (once), start and wait for Kafka and Neo4j").set_defaults(
-        func=_up
+    up = actions.add_parser("up", help="fetch (once), start and wait for Kafka and Neo4j")
+    up.add_argument(
+        "--brokers",
+        type=int,
+        default=None,
+        help="Kafka as a KRaft quorum of N broker-controllers on consecutive ports "
+        "(PROVGRAPH_KAFKA_BROKERS; default: as the data was formatted, else 1)",
     )
+    up.set_defaults(func=_up)
     down = actions.add_parser("down", help="stop what `up` started (data is kept)")
     down.add_argument("--wipe", action="store_true", help="also delete their data")
     down.set_defaults(func=_down)
@@ -30,7 +37,9 @@ def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
         func=_status
     )
     logs = actions.add_parser("logs", help="print the tail of the servers' logs")
-    logs.add_argument("server", nargs="?", choices=["kafka", "neo4j"], help="one server only")
+    logs.add_argument(
+        "server", nargs="?", help="one server only: kafka (every broker), kafka-2, neo4j"
+    )
     logs.add_argument("-n", "--lines", type=int, default=40, help="lines per log (default 40)")
     logs.set_defaults(func=_logs)
     env_help = 'print the connection settings as `export` lines: eval "$(provgraph env)"'
@@ -39,7 +48,8 @@ def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
 
 
 def _up(args: argparse.Namespace) -> int:
-    launcher = Launcher()
+    overrides = {} if args.brokers is None else {"kafka_brokers": args.brokers}
+    launcher = Launcher(InfraSettings(**overrides))
     launcher.up()
     _apply_graph_schema(launcher)
     _bootstrap_admin_token(launcher)
@@ -60,7 +70,12 @@ def _apply_graph_schema(launcher: Launcher) -> None:
 def _bootstrap_admin_token(launcher: Launcher) -> None:
     """Issue the global admin token once (an event in the log, the text in a 0600 file)."""
     path = launcher.settings.admin_token_file
-    kafka = KafkaSettings(kafka_bootstrap=launcher.settings.kafka_bootstrap)
+    cluster = launcher.cluster
+    kafka = KafkaSettings(
+        kafka_bootstrap=cluster.bootstrap,
+        topic_replication=cluster.replication,
+        topic_min_insync_replicas=cluster.min_insync,
+    )
     with closing(open_event_log(kafka, client_id="provgraph-infra")) as log:
         token = bootstrap_admin_token(path, log)
     if token is not None:
@@ -84,7 +99,7 @@ def _status(args: argparse.Namespace) -> int:
 
 def _logs(args: argparse.Namespace) -> int:
     for name, paths in Launcher().log_paths().items():
-        if args.server in (None, name):
+        if args.server in (None, name) or name.startswith(f"{args.server}-"):
             for path in paths:
                 print(f"==> {path} <==\n{tail(path, args.lines)}\n")
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from provgraph.infra.apps import AppEntry, Apps, AppSpec, Probe, http_app, module_app
@@ -11,28 +11,49 @@ from provgraph.infra.settings import InfraSettings
 from provgraph.ingest.settings import IngestSettings
 
 SubParsers = argparse._SubParsersAction
+PROJECTOR = "projector"
 
 
 def register(sub: SubParsers[argparse.ArgumentParser]) -> None:
     services = sub.add_parser("services", help="run provgraph's ingest, projector and query")
     actions = services.add_subparsers(dest="action", required=True)
-    actions.add_parser("up", help="start those not running").set_defaults(func=_up)
+    up = actions.add_parser("up", help="start those not running")
+    up.add_argument(
+        "--projectors",
+        type=int,
+        default=None,
+        help="N projector processes in one consumer group (PROVGRAPH_PROJECTORS; default 1)",
+    )
+    up.set_defaults(func=_up)
     actions.add_parser("down", help="stop those `up` started").set_defaults(func=_down)
     actions.add_parser(
         "status", help="pids, ports, health (a projector that is not consuming: degraded)"
     ).set_defaults(func=_status)
 
 
-def app_specs(settings: InfraSettings) -> list[AppSpec]:
+def app_specs(settings: InfraSettings, projectors: Iterable[str] = ()) -> list[AppSpec]:
     """provgraph's own processes, in start order: the two services' HTTP apps, and this
-    command line's own `projector` (``python -m provgraph.cli projector``)."""
+    command line's own projectors (``python -m provgraph.cli projector``), `settings.projectors`
+    of them in one consumer group (named by `projector_names`), and those `projectors` too."""
     from provgraph import cli
 
+    names = projector_names(settings.projectors)
+    names += [name for name in projectors if name not in names]
     return [
         http_app("ingest", _ingest_entry, settings, settings.ingest_port),
-        module_app("projector", cli, "projector"),
+        *(module_app(name, cli, "projector") for name in names),
         http_app("query", _query_entry, settings, settings.query_port, serves_ui=True),
     ]
+
+
+def projector_names(count: int) -> list[str]:
+    """`projector`, then `projector-2` ... `projector-<count>` (one name each: its pid file,
+    log and status line)."""
+    return [PROJECTOR] + [f"{PROJECTOR}-{n}" for n in range(2, count + 1)]
+
+
+def is_projector(name: str) -> bool:
+    return name == PROJECTOR or name.startswith(f"{PROJECTOR}-")
 
 
 # The services' process entries, imported only to start them (they load FastAPI, GraphQL...).
@@ -49,13 +70,23 @@ def _query_entry() -> AppEntry:
 
 
 def provgraph_apps(settings: InfraSettings | None = None) -> Apps:
-    """The launcher of provgraph's own processes (`settings`: the environment's by default)."""
+    """The launcher of provgraph's own processes (`settings`: the environment's by default),
+    with every projector still running from an earlier `up` with more of them, so that
+    `status` and `down` cover them all."""
     settings = settings or InfraSettings()
-    return Apps(settings, app_specs(settings))
+    configured = Apps(settings, app_specs(settings))
+    named = {spec.name for spec in configured.specs}
+    more = [n for n in configured.recorded_names() if is_projector(n) and n not in named]
+    if not more:
+        return configured
+    every = Apps(settings, app_specs(settings, more))
+    alive = [s for s in every.specs if s.name in named or every.process(s).pid() is not None]
+    return Apps(settings, alive)
 
 
 def _up(args: argparse.Namespace) -> int:
-    apps = provgraph_apps()
+    overrides = {} if args.projectors is None else {"projectors": args.projectors}
+    apps = provgraph_apps(InfraSettings(**overrides))
     names = apps.up()
     for spec in apps.specs:
         if spec.name in names:
@@ -72,7 +103,9 @@ def _down(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     apps = provgraph_apps()
-    for row in apps.report({"projector": projector_probe(apps.env())}):
+    probe = projector_probe(apps.env())
+    probes = {spec.name: probe for spec in apps.specs if is_projector(spec.name)}
+    for row in apps.report(probes):
         spec = row.spec
         line = f"{spec.name:<10} {row.state:<10} pid {row.pid or '-':<8} port {spec.port or '-'}"
         print(f"{line:<45} {row.reason}" if row.reason else line)

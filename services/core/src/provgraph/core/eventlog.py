@@ -25,6 +25,7 @@ LOG_CONFIG = {"retention.ms": "-1", "retention.bytes": "-1", "cleanup.policy": "
 # and a replay reads the same ones. The projector orders grants, revocations and deletes so.
 TIMESTAMP_TYPE, LOG_APPEND_TIME = "message.timestamp.type", "LogAppendTime"
 EVENTS_CONFIG = {**LOG_CONFIG, TIMESTAMP_TYPE: LOG_APPEND_TIME}
+MIN_INSYNC = "min.insync.replicas"
 
 
 def ensure_topics(settings: KafkaSettings) -> list[str]:
@@ -36,7 +37,12 @@ def ensure_topics(settings: KafkaSettings) -> list[str]:
     )
     try:
         existing = set(admin.list_topics())
-        configs = {settings.events_topic: EVENTS_CONFIG, settings.dead_letter_topic: LOG_CONFIG}
+        # A write is acknowledged (acks=all) once this many copies hold it.
+        insync = {MIN_INSYNC: str(settings.topic_min_insync_replicas)}
+        configs = {
+            settings.events_topic: {**EVENTS_CONFIG, **insync},
+            settings.dead_letter_topic: {**LOG_CONFIG, **insync},
+        }
         new = [
             NewTopic(
                 name,

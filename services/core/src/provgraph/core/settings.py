@@ -6,10 +6,10 @@ their names and their defaults are written here only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 import neo4j
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from provgraph.client.kafka_log import KafkaEventLog
@@ -22,9 +22,14 @@ class ProvgraphSettings(BaseSettings):
 
 
 class Neo4jSettings(ProvgraphSettings):
-    """How to reach the Neo4j read model (`neo4j://` for a cluster: the routing driver)."""
+    """How to reach the Neo4j read model.
 
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    `neo4j://` (the default) is the routing driver: it serves one server and a cluster alike,
+    sending writes to the leader of the database and read transactions to any member.
+    `bolt://` talks to exactly one server, without routing.
+    """
+
+    neo4j_uri: str = "neo4j://127.0.0.1:7687"
     neo4j_user: str = "neo4j"
     neo4j_password: str = ""
     neo4j_database: str = "neo4j"
@@ -47,11 +52,25 @@ class KafkaSettings(ProvgraphSettings):
     events_topic: str = "provgraph.events"
     dead_letter_topic: str = "provgraph.events.dlq"
     topic_partitions: int = 6
-    topic_replication: int = 1
+    # Copies of each topic, and how many must have a record before it is acknowledged (the
+    # producer sends with acks=all): 1 and 1 for one broker; `infra up --brokers 3` writes
+    # 3 and 2 to the env file, so that one broker may be lost without losing a write.
+    topic_replication: int = Field(default=1, ge=1)
+    topic_min_insync_replicas: int = Field(default=1, ge=1)
     produce_timeout_s: float = 10.0
     # "auto": the best codec kafka-python can use here (zstd, then lz4, else gzip).
     produce_compression: str = "auto"
     produce_linger_ms: int = 5
+
+    @model_validator(mode="after")
+    def _insync_within_replication(self) -> Self:
+        if self.topic_min_insync_replicas > self.topic_replication:
+            raise ValueError(
+                f"PROVGRAPH_TOPIC_MIN_INSYNC_REPLICAS={self.topic_min_insync_replicas} is more "
+                f"than PROVGRAPH_TOPIC_REPLICATION={self.topic_replication}: no write to the "
+                "event log could ever be acknowledged"
+            )
+        return self
 
     def event_log(
         self, *, client_id: str, topic: str | None = None, timeout_s: float | None = None

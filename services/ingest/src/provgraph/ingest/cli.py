@@ -30,21 +30,22 @@ def _projector(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from provgraph.ingest.projector.constraints import apply_schema
     from provgraph.ingest.projector.writer import GraphWriter
-    from provgraph.ingest.tools.log_reader import log_size
-    from provgraph.ingest.tools.replay import Progress, ReplayError, replay
+    from provgraph.ingest.tools.replay import Progress, ReplayError, replay, replay_start
 
     settings = _settings(args)
-    progress = Progress(log_size(settings))
     with settings.neo4j_driver() as driver:
         apply_schema(driver, settings.neo4j_database)
+        writer = GraphWriter(driver, settings.neo4j_database)
         try:
-            writer = GraphWriter(driver, settings.neo4j_database)
-            records, applied, poison = replay(
-                settings, writer, progress.advance, require_empty=not args.force
-            )
+            start = replay_start(settings, writer, resume=args.resume, require_empty=not args.force)
         except ReplayError as exc:
-            print(f"replay: {exc} (use --force to fold into it anyway)", file=sys.stderr)
+            hint = "" if args.resume or "--resume" in str(exc) else " (use --force to fold into it)"
+            print(f"replay: {exc}{hint}", file=sys.stderr)
             return 2
+        if start.done:
+            print(f"replay: resuming at {start.done} of {start.total} records", file=sys.stderr)
+        progress = Progress(start.total, done=start.done)
+        records, applied, poison = replay(settings, writer, progress.advance, start=start)
     print(
         f"\nreplay: {records} records, {applied} events applied, {poison} dead-lettered "
         f"records skipped in {progress.elapsed():.1f}s"
@@ -82,7 +83,11 @@ def register(sub: Any) -> None:
 
     p = command(sub, "replay", _replay, "rebuild the graph from offset 0 into an empty database")
     p.add_argument("--topic", help="event log topic")
-    p.add_argument("--force", action="store_true", help="fold into a non-empty database")
+    again = p.add_mutually_exclusive_group()
+    again.add_argument("--force", action="store_true", help="fold into a non-empty database")
+    again.add_argument(
+        "--resume", action="store_true", help="continue a stopped replay after its last batch"
+    )
 
     p = command(sub, "verify", _verify, "fold the log in memory and compare it with Neo4j")
     p.add_argument("--topic", help="event log topic")

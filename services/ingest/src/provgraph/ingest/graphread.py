@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from neo4j import Driver, Record, RoutingControl
+from neo4j import READ_ACCESS, Driver, ManagedTransaction, Record, RoutingControl
 
 from provgraph.ingest.ports import GraphView, Ids, OwnerLookup
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
@@ -66,15 +66,28 @@ def _key(props: dict[str, Any]) -> str:
 def read_graph(
     driver: Driver, project: str | None = None, database: str = "neo4j"
 ) -> CanonicalGraph:
-    """The canonical form of the Neo4j graph, or of one project's part of it."""
-    graph = CanonicalGraph()
-    with driver.session(database=database) as session:
-        for record in session.run(_NODES, project=project):
-            props = dict(record["props"])
-            graph.add_node(_key(props), list(record["labels"]), props)
-        for record in session.run(_EDGES, project=project):
-            graph.add_edge(record["src"], record["rel"], record["dst"], dict(record["props"]))
+    """The canonical form of the Neo4j graph, or of one project's part of it: nodes, then
+    edges, each in a read transaction of its own (any member of a cluster may answer)."""
+    with driver.session(database=database, default_access_mode=READ_ACCESS) as session:
+        graph: CanonicalGraph = session.execute_read(_nodes, project)
+        graph.edges = session.execute_read(_edges, project).edges
     return graph.finish()
+
+
+# Each builds afresh inside its transaction function: the driver may run it again on a retry.
+def _nodes(tx: ManagedTransaction, project: str | None) -> CanonicalGraph:
+    graph = CanonicalGraph()
+    for record in tx.run(_NODES, project=project):
+        props = dict(record["props"])
+        graph.add_node(_key(props), list(record["labels"]), props)
+    return graph
+
+
+def _edges(tx: ManagedTransaction, project: str | None) -> CanonicalGraph:
+    graph = CanonicalGraph()
+    for record in tx.run(_EDGES, project=project):
+        graph.add_edge(record["src"], record["rel"], record["dst"], dict(record["props"]))
+    return graph
 
 
 class Neo4jGraph(GraphView):

@@ -54,6 +54,10 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     projector_stalled_after_s: float = 30.0
     # An INFO progress line at most this often, and only when records were read.
     projector_progress_log_s: float = 60.0
+    # Decode and fold the next poll batch while one is being written (one batch in flight:
+    # the next is screened and written only after the previous one committed). False runs
+    # the stages one after another.
+    projector_pipeline: bool = True
     # `replay` and `verify` stop with an error when a partition gives no record for this long.
     log_read_stall_s: float = Field(default=120.0, gt=0)
     dead_letter_timeout_s: float = 30.0

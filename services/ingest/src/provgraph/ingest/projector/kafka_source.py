@@ -27,14 +27,19 @@ class _Assignments(ConsumerRebalanceListener):  # type: ignore[misc]
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._fresh: set[int] = set()
+        self.changes = 0  # revocations and assignments so far: a poll ahead compares them
 
     def on_partitions_revoked(self, revoked: Any) -> None:
-        with self._lock:  # nothing buffered across batches: each is written before the next
+        # A batch read ahead is dropped by the loop (`poll_ahead`), and no write is in flight
+        # during a poll (`projector.ahead`): nothing of a revoked partition is written later.
+        with self._lock:
             self._fresh -= {tp.partition for tp in revoked}
+            self.changes += 1
 
     def on_partitions_assigned(self, assigned: Any) -> None:
         with self._lock:
             self._fresh |= {tp.partition for tp in assigned}
+            self.changes += 1
 
     def take(self) -> set[int]:
         """The partitions assigned since the last call."""
@@ -85,7 +90,17 @@ class KafkaEventSource(EventSource):
         """One poll: up to `projector_max_batch` records. Partitions assigned during it are
         announced to `on_assigned` first, and their records (read from the group's committed
         position, before `on_assigned` could seek) are left for the next poll."""
-        polled = self.consumer.poll(timeout_ms=self.poll_timeout_ms, max_records=self.max_records)
+        return self._poll(self.poll_timeout_ms)
+
+    def poll_ahead(self) -> list[LogRecord] | None:
+        """A poll that does not wait (`projector.ahead.ReadsAhead`): the records fetched
+        already, or None when the assignment changed during it."""
+        before = self._assignments.changes
+        records = self._poll(0)
+        return None if self._assignments.changes != before else records
+
+    def _poll(self, timeout_ms: int) -> list[LogRecord]:
+        polled = self.consumer.poll(timeout_ms=timeout_ms, max_records=self.max_records)
         fresh = self._assignments.take()
         for tp, batch in polled.items():
             if tp.partition in fresh and batch:

@@ -2,7 +2,9 @@
 
 Per poll batch: parse and project every record (`batch`: poison records go to the dead-letter
 sink, acknowledged before anything else), write the batch and the last offset per partition
-in one Neo4j transaction, then commit the Kafka offsets. A write the store refuses is split
+in one Neo4j transaction, then commit the Kafka offsets. While a batch is written, the next
+one is decoded and folded (`ahead`: one batch in flight; it is screened and written only once
+the previous one committed). A write the store refuses is split
 until the refused records are alone; they are dead-lettered and the rest applied, so one bad
 record never stops projection: only an unreachable Neo4j or Kafka makes the loop wait. On
 partition assignment the source seeks past the offset stored in Neo4j, so Kafka commits are
@@ -23,7 +25,6 @@ from typing import Any
 
 from kafka.errors import KafkaError
 
-from provgraph.client.errors import TransportError
 from provgraph.ingest.ports import (
     BatchWriter,
     DeadLetterSink,
@@ -32,8 +33,8 @@ from provgraph.ingest.ports import (
     PartitionOffset,
     Poison,
 )
+from provgraph.ingest.projector.ahead import Overlap, ReadsAhead
 from provgraph.ingest.projector.batch import (
-    Interrupted,
     Parsed,
     apply_batch,
     describe,
@@ -41,49 +42,28 @@ from provgraph.ingest.projector.batch import (
     parse_records,
 )
 from provgraph.ingest.projector.rejections import one_line
+from provgraph.ingest.projector.retry import (
+    ProjectorError,
+    Stopped,
+    kafka_unavailable,
+    retry_while_unavailable,
+)
 from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Parsed", "Projector", "Stats", "Stopped", "is_unavailable", "parse_records"]
-
-
-class ProjectorError(Exception):
-    """Root of the projector's errors."""
-
-
-class Stopped(ProjectorError, Interrupted):
-    """The projector was asked to stop while it waited for Neo4j."""
-
-
-def retry_while_unavailable(
-    action: Callable[[], Any],
-    what: str,
-    transient: Callable[[BaseException], bool],
-    settings: IngestSettings,
-    stop: threading.Event,
-    on_retry: Callable[[], None] = lambda: None,
-) -> Any:
-    """Run `action`, retrying with capped exponential backoff while it fails with an error
-    `transient` calls an outage of `what`; `Stopped` when `stop` is set meanwhile."""
-    delay = settings.projector_backoff_initial_s
-    while True:
-        try:
-            return action()
-        except Exception as exc:
-            if not transient(exc):
-                raise
-            on_retry()
-            log.warning("%s unavailable (%s); retrying in %.1fs", what, exc, delay)
-        if stop.wait(delay):
-            raise Stopped(f"stopped while waiting for {what}")
-        delay = min(delay * 2, settings.projector_backoff_max_s)
-
-
-def kafka_unavailable(exc: BaseException) -> bool:
-    """True for errors that mean "Kafka is not there right now"."""
-    return isinstance(exc, KafkaError | TransportError)
+__all__ = [
+    "Parsed",
+    "Projector",
+    "ProjectorError",
+    "Stats",
+    "Stopped",
+    "is_unavailable",
+    "kafka_unavailable",
+    "parse_records",
+    "retry_while_unavailable",
+]
 
 
 @dataclass
@@ -118,6 +98,11 @@ class Projector:
         self._uncommitted: dict[int, int] = {}  # partition -> offset not yet committed to Kafka
         self._commit_retry_at = 0.0
         self._reported, self._reported_at = Stats(), time.monotonic()
+        # A poll batch decoded and folded while the one before it was written: next to handle.
+        self._ahead: tuple[list[LogRecord], Parsed] | None = None
+        self._rewind_due = False  # a write failed: what was read after the stored offsets
+        pipelined = settings.projector_pipeline and isinstance(source, ReadsAhead)
+        self._overlap = Overlap() if pipelined else None
         source.subscribe(self._on_assigned)
 
     def _on_assigned(self, partitions: list[int]) -> None:
@@ -139,24 +124,62 @@ class Projector:
         )
 
     def step(self) -> int:
-        """Poll, apply and commit one batch; return the number of records it held."""
-        records = self.source.poll()
+        """Poll, apply and commit one batch (the one read ahead, if any); return the number
+        of records it held."""
+        if self._rewind_due:
+            self.rewind()
+        if self._ahead is not None:
+            (records, parsed), self._ahead = self._ahead, None
+        else:
+            records = self.source.poll()
+            parsed = self._parse(records) if records else Parsed()
         if records:
-            self._handle(records)
+            self._handle(records, parsed)
         elif self._uncommitted and time.monotonic() >= self._commit_retry_at:
             self._commit_kafka([])  # idle: bring the progress hint up to date
         self._report_progress()
         return len(records)
 
-    def _handle(self, records: list[LogRecord]) -> None:
-        parsed = parse_records(records, self.settings.max_clock_skew_s)
+    def _parse(self, records: list[LogRecord]) -> Parsed:
+        return parse_records(records, self.settings.max_clock_skew_s)
+
+    def _handle(self, records: list[LogRecord], parsed: Parsed) -> None:
         self._screen_ownership(parsed)
         self._screen_discipline(parsed)
-        applied, _ = apply_batch(self.writer, parsed, self._send, self._until_available)
+        ahead = self._poll_ahead()
+        if ahead is None:  # the assignment changed: nothing held is ours to write any more
+            self.rewind()
+            return
+        try:
+            applied, parsed_ahead = self._write(parsed, ahead)
+        except BaseException:
+            self._rewind_due = True  # this batch and the one read ahead: read both again
+            raise
         self._commit_kafka(parsed.last_offsets())
+        if ahead:
+            self._ahead = (ahead, parsed_ahead)
         self.stats.batches += 1
         self.stats.records += len(records)
         self.stats.applied += applied
+
+    def _poll_ahead(self) -> list[LogRecord] | None:
+        """The next batch's records, polled without waiting before the write starts (never
+        during it: no rebalance can happen while a write is in flight); [] when not reading
+        ahead, None when the assignment changed during the poll."""
+        if self._overlap is None or not isinstance(self.source, ReadsAhead):
+            return []
+        return self.source.poll_ahead()
+
+    def _write(self, parsed: Parsed, ahead: list[LogRecord]) -> tuple[int, Parsed]:
+        """Apply `parsed` (`batch.apply_batch`) while `ahead` is parsed, when there is any."""
+
+        def write() -> int:
+            applied, _ = apply_batch(self.writer, parsed, self._send, self._until_available)
+            return applied
+
+        if not ahead or self._overlap is None:
+            return write(), Parsed()
+        return self._overlap.run(write, lambda: self._parse(ahead))
 
     def _screen_ownership(self, parsed: Parsed) -> None:
         """Move to the poison every event that writes another project's run, checkpoint,
@@ -226,8 +249,11 @@ class Projector:
         self._reported, self._reported_at = replace(now), time.monotonic()
 
     def rewind(self) -> None:
-        """Seek every assigned partition back to the offsets stored in Neo4j."""
+        """Seek every assigned partition back to the offsets stored in Neo4j (a batch read
+        ahead is dropped: it is read again)."""
+        self._ahead = None
         self.seek_to_stored(self.source.assigned())
+        self._rewind_due = False
 
     def _until_available(self, action: Callable[[], Any]) -> Any:
         """Run `action`, retrying with capped exponential backoff while Neo4j is unavailable."""
@@ -275,6 +301,10 @@ class Projector:
         return self.stats
 
     def close(self) -> None:
-        """Leave the group without committing anything more; close the dead-letter sink."""
+        """Leave the group without committing anything more (a batch read ahead is dropped:
+        its offsets were never stored); close the dead-letter sink."""
+        self._ahead = None
+        if self._overlap is not None:
+            self._overlap.close()
         self.source.close()
         self.dead_letters.close()

@@ -63,6 +63,8 @@ class QuietRepeats(logging.Filter):
 def _configure_logging() -> None:
     handler = logging.StreamHandler()
     handler.addFilter(QuietRepeats("kafka", 60.0))
+    # The routing driver logs an ERROR on every retry while Neo4j is down: once a minute.
+    handler.addFilter(QuietRepeats("neo4j", 60.0))
     # No-op when the process already logs somewhere (a test runner, an embedding program).
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", handlers=[handler]

@@ -47,6 +47,7 @@ from provgraph.ingest.projection.resolution import (
 from provgraph.ingest.projector import cypher
 from provgraph.ingest.projector.rejections import first_copies
 from provgraph.schemas.graph import INFERRED, Label
+from provgraph.schemas.storage import version_key
 
 CHUNK_ROWS = 2000
 """Rows per UNWIND statement: large enough to amortise round trips, small enough for memory."""
@@ -144,7 +145,18 @@ def _set_row(m: EdgeSetReplace) -> dict[str, Any]:
 
 def _series_row(m: SeriesUpsert) -> dict[str, Any]:
     lww = {k: {"v": i.version, "value": _plain(i.value)} for k, i in m.points.items()}
-    return {"id": m.id, "run": m.run, "name": m.name, "project": m.project, "lww": lww}
+    # The same points as one map of properties, for a row whose every point wins (cypher.SERIES).
+    flat = {k: p["value"] for k, p in lww.items()} | {
+        version_key(k): p["v"] for k, p in lww.items()
+    }
+    return {
+        "id": m.id,
+        "run": m.run,
+        "name": m.name,
+        "project": m.project,
+        "lww": lww,
+        "flat": flat,
+    }
 
 
 def _event_row(change: EventMutations) -> dict[str, Any]:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from kafka import KafkaConsumer, TopicPartition
 
@@ -17,17 +17,27 @@ from provgraph.ingest.settings import IngestSettings
 
 
 def read_log_in_order(
-    settings: IngestSettings, batch: int = 5000, *, stall_s: float | None = None
+    settings: IngestSettings,
+    batch: int = 5000,
+    *,
+    stall_s: float | None = None,
+    start: Mapping[int, int] | None = None,
 ) -> Iterator[list[LogRecord]]:
     """Every record of the event log from its beginning to its end now, in batches of up to
     `batch`, in log order: a record is handed out only once every partition with records left
     shows its next one. Records appended after the start are not read. At most `batch` records
-    a partition are held; `stall_s` (default: the settings') without a record is an error."""
+    a partition are held; `stall_s` (default: the settings') without a record is an error.
+
+    `start` (partition -> next offset) continues a read that stopped there: the merge picks
+    each record by the partitions' next records alone, so from positions where an earlier read
+    stood after a batch it hands out what that read would have handed out next, in the same
+    batches."""
     consumer = kafka_clients.consumer(settings.kafka_bootstrap)
     try:
         tps = _partitions(consumer, settings.events_topic)
         begins, ends = consumer.beginning_offsets(tps), consumer.end_offsets(tps)
-        spans = {tp: (begins[tp], ends[tp]) for tp in tps}
+        at = start or {}
+        spans = {tp: (max(begins[tp], at.get(tp.partition, 0)), ends[tp]) for tp in tps}
         reader = KafkaPartitionReader(
             consumer, batch, settings.log_read_stall_s if stall_s is None else stall_s
         )
@@ -38,11 +48,16 @@ def read_log_in_order(
 
 def log_size(settings: IngestSettings) -> int:
     """How many records the log holds now (end offsets minus beginning offsets)."""
+    return sum(end - begin for begin, end in log_spans(settings).values())
+
+
+def log_spans(settings: IngestSettings) -> dict[int, tuple[int, int]]:
+    """Each partition's (beginning offset, end offset) now."""
     consumer = kafka_clients.consumer(settings.kafka_bootstrap)
     try:
         tps = _partitions(consumer, settings.events_topic)
         ends, begins = consumer.end_offsets(tps), consumer.beginning_offsets(tps)
-        return sum(ends[tp] - begins[tp] for tp in tps)
+        return {tp.partition: (begins[tp], ends[tp]) for tp in tps}
     finally:
         consumer.close()
 

@@ -12,15 +12,28 @@ the read itself. This executor answers such a field at once when:
 
 Anything else, every failure included, goes the standard way (the attribute is read again),
 so answers and errors are graphql-core's own.
+
+A list of objects whose selected fields are all such fields (the nodes and edges of a lineage)
+is completed in one pass, without graphql-core's per-item dispatch (`flat.py`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from graphql import GraphQLField, GraphQLLeafType, GraphQLNonNull, GraphQLObjectType, is_leaf_type
+from graphql import (
+    GraphQLField,
+    GraphQLLeafType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    is_leaf_type,
+)
 from graphql.pyutils import Undefined
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from provgraph.query.graphql import flat
 
 _STANDARD = object()  # "complete this field the standard way"
 Leaf = tuple[GraphQLLeafType, bool] | None  # (the scalar or enum, non-null), None: not a leaf
@@ -30,6 +43,41 @@ class LeafExecution(StrawberryGraphQLCoreExecutionContext):
     """strawberry's executor, answering plain scalar fields directly (module docstring)."""
 
     _leaves: dict[tuple[str, str], Leaf] | None = None  # per request: (type, field) -> Leaf
+    # Per request: (item type, id of the list's field details, item class) -> (the field
+    # details, kept alive so that their id is not reused, and the plan or None).
+    _plans: dict[tuple[str, int, type], tuple[Any, flat.Plan | None]] | None = None
+
+    def complete_list_value(
+        self,
+        return_type: GraphQLList[GraphQLOutputType],
+        field_details_list: Any,
+        info: Any,
+        path: Any,
+        result: Any,
+        *rest: Any,
+    ) -> Any:
+        if isinstance(result, list | tuple) and not _streamed(field_details_list):
+            item_type = flat.unwrap(return_type.of_type)
+            answer = flat.complete(
+                result, lambda cls: self._plan(item_type, field_details_list, cls)
+            )
+            if answer is not None:
+                return answer
+        return super().complete_list_value(
+            return_type, field_details_list, info, path, result, *rest
+        )
+
+    def _plan(self, item_type: GraphQLOutputType, details: Any, cls: type) -> flat.Plan | None:
+        if self._plans is None:
+            self._plans = {}
+        key = (str(item_type), id(details), cls)
+        if key not in self._plans:
+            runtime = flat.runtime_type(self.schema, item_type, cls)
+            made = None
+            if runtime is not None:
+                made = flat.plan(runtime, self.collect_subfields(runtime, details), self._leaf)
+            self._plans[key] = (details, made)
+        return self._plans[key][1]
 
     def execute_field(
         self, parent_type: GraphQLObjectType, source: Any, fields: Any, *rest: Any
@@ -79,3 +127,9 @@ class LeafExecution(StrawberryGraphQLCoreExecutionContext):
         non_null = isinstance(kind, GraphQLNonNull)
         inner = kind.of_type if isinstance(kind, GraphQLNonNull) else kind
         return (inner, non_null) if is_leaf_type(inner) else None
+
+
+def _streamed(field_details_list: Any) -> bool:
+    """The list field is asked `@stream` (incremental delivery: left to graphql-core)."""
+    nodes = (getattr(detail, "node", detail) for detail in field_details_list)
+    return any(d.name.value == "stream" for node in nodes for d in node.directives or ())

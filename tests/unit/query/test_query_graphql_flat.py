@@ -1,0 +1,211 @@
+"""Lists of plain objects completed in one pass (graphql/flat.py through execution.py): the
+same answers, key order and errors as strawberry's own executor, and the pass really taken."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from enum import Enum
+from typing import Any
+
+import strawberry
+from fakes import fake_readers
+from query_graphql_fake import FakeRecipes, story
+from strawberry.scalars import JSON
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+from provgraph.query.graphql.execution import LeafExecution
+from provgraph.query.graphql.schema import make_context, make_schema
+from provgraph.query.settings import QuerySettings
+
+
+class Colour(Enum):
+    RED = "red"
+
+
+@strawberry.interface
+class Thing:
+    id: strawberry.ID
+    count: int | None = None
+
+
+@strawberry.type
+class Box(Thing):
+    colour: Colour | None = None
+    props: JSON | None = None
+
+
+@strawberry.type
+class Bag(Thing):
+    name: str = "bag"
+
+
+@strawberry.type
+class Odd(Thing):
+    """Its own is_type_of: never answered in one pass."""
+
+    @classmethod
+    def is_type_of(cls, obj: Any, _info: Any) -> bool:
+        return isinstance(obj, cls)
+
+
+@strawberry.interface
+class Picked:
+    """An interface with its own resolve_type."""
+
+    id: strawberry.ID
+
+    @classmethod
+    def resolve_type(cls, obj: Any, *_: Any) -> str:
+        return "Crate" if obj.id.startswith("c") else "Tin"
+
+
+@strawberry.type
+class Crate(Picked):
+    pass
+
+
+@strawberry.type
+class Tin(Picked):
+    pass
+
+
+def _things(kind: str, n: int) -> list[Any]:
+    """`n` items of a mix of types; `kind` puts one bad item in."""
+    items: list[Any] = [
+        Box(id=strawberry.ID(f"b{i}"), count=i, colour=Colour.RED, props={"k": [i]})
+        if i % 2
+        else Bag(id=strawberry.ID(f"g{i}"), count=None)
+        for i in range(n)
+    ]
+    bad = {
+        "null-id": Bag(id=None),  # type: ignore[arg-type]
+        "not-int": Box(id=strawberry.ID("x"), count="many"),  # type: ignore[arg-type]
+        "cast": strawberry.cast(Bag, Box(id=strawberry.ID("x"))),
+        "odd": Odd(id=strawberry.ID("o")),
+        "none": None,
+    }.get(kind)
+    return items if bad is None and kind != "none" else [*items[:2], bad, *items[2:]]
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def things(self, kind: str = "good", n: int = 6) -> list[Thing | None]:
+        return _things(kind, n)
+
+    @strawberry.field
+    def strict(self, kind: str = "good") -> list[Thing]:
+        return _things(kind, 4)
+
+    @strawberry.field
+    def boxes(self) -> list[Box]:
+        return [Box(id=strawberry.ID("b"), count=1), Box(id=strawberry.ID("c"), colour=None)]
+
+    @strawberry.field
+    def picked(self) -> list[Picked]:
+        return [Crate(id=strawberry.ID("c1")), Tin(id=strawberry.ID("t1"))]
+
+
+FIELDS = """__typename id n: count ... on Box { colour props count } ... on Bag { name }
+            ... on Box @skip(if: true) { id } b: id @include(if: false)"""
+
+
+class Counting(LeafExecution):
+    """Counts the objects graphql-core completes one by one."""
+
+    objects = 0
+
+    def complete_object_value(self, *args: Any, **kw: Any) -> Any:
+        Counting.objects += 1
+        return super().complete_object_value(*args, **kw)
+
+
+def _schema(executor: type) -> strawberry.Schema:
+    return strawberry.Schema(
+        query=Query, types=[Box, Bag, Odd, Crate, Tin], execution_context_class=executor
+    )
+
+
+def _same(query: str) -> Any:
+    """The answer of the one-pass executor, checked equal (key order, errors) to the standard
+    executor's; returns it with how many objects graphql-core completed one by one."""
+    Counting.objects = 0
+    fast = asyncio.run(_schema(Counting).execute(query))
+    objects = Counting.objects
+    standard = asyncio.run(_schema(StrawberryGraphQLCoreExecutionContext).execute(query))
+    assert json.dumps(fast.data) == json.dumps(standard.data)
+    errors = [e.formatted for e in fast.errors or []]
+    assert errors == [e.formatted for e in standard.errors or []]
+    return fast, objects
+
+
+def test_a_list_of_plain_objects_is_completed_in_one_pass() -> None:
+    answer, objects = _same(f"{{ things(n: 6000) {{ {FIELDS} }} boxes {{ id colour }} }}")
+    assert objects == 0  # no item went graphql-core's way
+    assert answer.errors is None
+    things = answer.data["things"]
+    assert len(things) == 6000
+    assert things[:2] == [
+        {"__typename": "Bag", "id": "g0", "n": None, "name": "bag"},
+        {"__typename": "Box", "id": "b1", "n": 1, "colour": "RED", "props": {"k": [1]}, "count": 1},
+    ]
+
+
+def test_bad_items_go_the_standard_way_with_its_errors() -> None:
+    for kind in ("null-id", "not-int", "none"):
+        for field in ("things", "strict"):
+            answer, objects = _same(f'{{ {field}(kind: "{kind}") {{ {FIELDS} }} }}')
+            assert objects > 0, (kind, field)
+            assert answer.errors or kind == "none", (kind, field)
+
+
+def test_items_the_type_does_not_tell_go_the_standard_way() -> None:
+    for query in (
+        '{ things(kind: "cast") { __typename id } }',  # strawberry.cast
+        '{ things(kind: "odd") { __typename id } }',  # its own is_type_of
+        "{ picked { __typename id } }",  # the interface's own resolve_type
+    ):
+        answer, objects = _same(query)
+        assert objects > 0 and answer.errors is None, query
+    assert _same("{ picked { __typename } }")[0].data == {
+        "picked": [{"__typename": "Crate"}, {"__typename": "Tin"}]
+    }
+
+
+def test_a_selection_beyond_plain_scalars_goes_the_standard_way() -> None:
+    _, objects = _same("{ things(n: 3) { id ... on Box { count } } boxes { id } }")
+    assert objects == 0
+    _, objects = _same("{ strict { id } things { __typename } picked { id } }")
+    assert objects == 2  # picked only: the interface's own resolve_type
+
+
+def _lineage(executor: type, direction: str) -> tuple[Any, int]:
+    settings = QuerySettings()
+    schema = make_schema(settings)
+    schema.execution_context_class = executor
+    context = make_context(settings, fake_readers(story()), FakeRecipes())
+    query = """query($id: ID!, $direction: Direction!) {
+      lineage(id: $id, direction: $direction, depth: 5) {
+        root { id } nodes { __typename id type properties ... on Run { name status } }
+        edges { from to type properties } depths } }"""
+    variables = {"id": "dataset:p/web@v1", "direction": direction}
+    Counting.objects = 0
+    result = asyncio.run(schema.execute(query, variable_values=variables, context_value=context))
+    assert result.errors is None
+    return result.data, Counting.objects
+
+
+def test_lineage_nodes_and_edges_take_the_one_pass() -> None:
+    fast, objects = _lineage(Counting, "DOWNSTREAM")
+    standard, _ = _lineage(StrawberryGraphQLCoreExecutionContext, "DOWNSTREAM")
+    assert json.dumps(fast) == json.dumps(standard)
+    assert len(fast["lineage"]["nodes"]) >= 4 and fast["lineage"]["edges"]
+    assert objects == 2  # the Lineage and its root; every node and edge in one pass
+
+
+def test_a_list_of_one_is_answered_alike() -> None:
+    answer: Callable[[str], Any] = lambda q: _same(q)[0].data  # noqa: E731
+    assert answer("{ things(n: 1) { id } }") == {"things": [{"id": "g0"}]}
+    assert answer("{ things(n: 0) { id } }") == {"things": []}

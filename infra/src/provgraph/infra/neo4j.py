@@ -135,8 +135,11 @@ class Neo4jServer(LocalServer):
         self, query: str, password: str, params: dict[str, str] | None = None, *, database: str
     ) -> None:
         auth = (self.settings.neo4j_user, password)
+        # The one server this launcher started, straight (bolt://): the routing scheme would log
+        # an ERROR for every probe made before the server answers.
+        direct = f"bolt://{self.settings.host}:{self.settings.neo4j_bolt_port}"
         with (
-            GraphDatabase.driver(self.settings.neo4j_uri, auth=auth) as driver,
+            GraphDatabase.driver(direct, auth=auth) as driver,
             driver.session(database=database) as session,
         ):
             session.run(query, params or {}).consume()

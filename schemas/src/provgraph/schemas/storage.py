@@ -109,8 +109,10 @@ def is_internal(key: str) -> bool:
 
 
 def public(props: Mapping[str, Any], without: Container[str] = ()) -> dict[str, Any]:
-    """The properties without the internal version stamps (nor those named in `without`)."""
-    return {k: v for k, v in props.items() if k not in without and not is_internal(k)}
+    """The properties without the internal version stamps (nor those named in `without`), by
+    key: the order Neo4j hands them back in follows its property-key tokens, so it differs
+    from one database to the next."""
+    return {k: props[k] for k in sorted(props) if k not in without and not is_internal(k)}
 
 
 def public_deep(value: Any) -> Any:

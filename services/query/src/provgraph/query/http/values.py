@@ -18,8 +18,8 @@ from provgraph.schemas.storage import is_internal
 
 
 def public_properties(props: Mapping[str, Any]) -> dict[str, Any]:
-    """Stored properties without the projector's version stamps."""
-    return {key: to_json(value) for key, value in props.items() if not is_internal(key)}
+    """Stored properties without the projector's version stamps, by key (see `storage.public`)."""
+    return {key: to_json(props[key]) for key in sorted(props) if not is_internal(key)}
 
 
 def node_json(node: Node) -> dict[str, Any]:

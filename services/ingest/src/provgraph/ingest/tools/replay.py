@@ -6,11 +6,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import TextIO
 
-from provgraph.ingest.ports import Poison
+from provgraph.ingest.ports import LogRecord, Poison
 from provgraph.ingest.projection import EventMutations
-from provgraph.ingest.projector.batch import apply_batch, parse_records
+from provgraph.ingest.projector.ahead import Overlap
+from provgraph.ingest.projector.batch import Parsed, apply_batch, parse_records
 from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings
@@ -23,6 +25,8 @@ _COUNT_GRAPH = (
 )
 # A new replay starts its progress afresh (stored offsets only ever move forward).
 _FORGET_PROGRESS = f"MATCH (o:{OFFSET_LABEL} {{topic: $key}}) DELETE o"
+
+Read = tuple[list[LogRecord], Parsed]  # a batch of the log and its fold
 
 REPLAY_BATCH = 5000
 """Records per replay batch (one transaction each, its progress stored in it)."""
@@ -137,21 +141,45 @@ def replay(
     when it met them), and a write the store refuses is isolated the same way. Each batch
     stores, in its own transaction, the projector's offsets (a projector started afterwards
     continues where the replay stopped) and the replay's progress (`progress_key`), so a
-    replay killed anywhere resumes after its last whole batch, in the same batches.
+    replay killed anywhere resumes after its last whole batch, in the same batches. As in the
+    projector (`projector.ahead`, `projector_pipeline`), the next batch is read and folded while
+    the current one is screened and written; it is screened only after that one committed.
     """
     start = start or replay_start(settings, writer, resume=resume, require_empty=require_empty)
-    records = applied = 0
-    skipped: Poison = []
+    batches = read_log_in_order(settings, batch, start=start.positions)
     key = progress_key(settings.events_topic)
-    for records_batch in read_log_in_order(settings, batch, start=start.positions):
-        parsed = parse_records(records_batch, settings.max_clock_skew_s)
+    skipped: Poison = []
+
+    def read_next() -> Read | None:
+        records_batch = next(batches, None)
+        if records_batch is None:
+            return None
+        return records_batch, parse_records(records_batch, settings.max_clock_skew_s)
+
+    def write(read: Read) -> int:
+        parsed = read[1]
         parsed.reject(screen_entries(writer, parsed.entries))  # as the projector: ownership
         parsed.reject(discipline_entries(writer, parsed.entries))  # and the discipline rules
         for (_topic, partition), offset in list(parsed.offsets.items()):
             parsed.offsets[(key, partition)] = offset  # stored with the batch, atomically
-        applied += apply_batch(writer, parsed, skipped.extend, _at_once)[0]
-        records += len(records_batch)
-        progress(len(records_batch))
+        return apply_batch(writer, parsed, skipped.extend, _at_once)[0]
+
+    records = applied = 0
+    overlap = Overlap() if settings.projector_pipeline else None
+    try:
+        current = read_next()
+        while current is not None:
+            if overlap is None:
+                applied_now, following = write(current), read_next()
+            else:  # the next batch read and folded while this one is screened and written
+                applied_now, following = overlap.run(partial(write, current), read_next)
+            applied += applied_now
+            records += len(current[0])
+            progress(len(current[0]))
+            current = following
+    finally:
+        if overlap is not None:
+            overlap.close()
     return records, applied, len(skipped)
 
 

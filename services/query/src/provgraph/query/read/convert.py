@@ -10,7 +10,7 @@ import base64
 import binascii
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
@@ -35,8 +35,44 @@ def node_view(node: Any) -> NodeView:
         last_event_at=props.get(storage.LAST_EVENT_AT),
         deleted_at=props.get(storage.DELETED_AT),
         placeholder=bool(props.get(storage.PLACEHOLDER, False)),
-        props=storage.public(props, without=storage.BOOKKEEPING),
+        props=PublicProps(props),
     )
+
+
+class PublicProps(Mapping[str, Any]):
+    """A node's stored properties as `storage.public` gives them (no bookkeeping, no version
+    stamps, in key order), filtered only when read whole: most answers read a field or two of
+    each node they hold, or none (a lineage of ids), and a lineage holds up to 10,000."""
+
+    __slots__ = ("_stored", "_whole")
+
+    def __init__(self, stored: Mapping[str, Any]) -> None:
+        self._stored = stored
+        self._whole: dict[str, Any] | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        if key in storage.BOOKKEEPING or storage.is_internal(key):
+            raise KeyError(key)
+        return self._stored[key]
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str) or key in storage.BOOKKEEPING or storage.is_internal(key):
+            return False
+        return key in self._stored
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._public())
+
+    def __len__(self) -> int:
+        return len(self._public())
+
+    def __repr__(self) -> str:
+        return repr(self._public())
+
+    def _public(self) -> dict[str, Any]:
+        if self._whole is None:
+            self._whole = storage.public(self._stored, without=storage.BOOKKEEPING)
+        return self._whole
 
 
 @functools.lru_cache(maxsize=256)

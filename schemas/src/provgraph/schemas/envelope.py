@@ -212,10 +212,16 @@ class Event(ContractModel):
         return self.subject.encode("utf-8")
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""The encoder `json.dumps` builds anew on every call with these options. It keeps no state
+between calls (`json` shares one so for its default options), so one serves every event's
+hash and gives the same text."""
+
+
 def to_json_bytes(event: BaseModel) -> bytes:
     """Canonical JSON of any contract model; lossless: parsing it gives an equal model."""
     data = event.model_dump(mode="json", exclude_none=True)
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _CANONICAL.encode(data).encode()
 
 
 def kafka_key(event: Event) -> bytes:

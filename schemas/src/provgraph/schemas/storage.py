@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from collections.abc import Container, Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 Primitive = str | int | float | bool
@@ -112,7 +113,9 @@ def public(props: Mapping[str, Any], without: Container[str] = ()) -> dict[str, 
     """The properties without the internal version stamps (nor those named in `without`), by
     key: the order Neo4j hands them back in follows its property-key tokens, so it differs
     from one database to the next."""
-    return {k: props[k] for k in sorted(props) if k not in without and not is_internal(k)}
+    # Called for every node and edge of an answer: the prefix test inlined.
+    internal = INTERNAL_PREFIX
+    return {k: props[k] for k in sorted(props) if not k.startswith(internal) and k not in without}
 
 
 def public_deep(value: Any) -> Any:
@@ -228,8 +231,16 @@ def series_id(run: str, name: str) -> str:
 
 def series_point(step: int, value: float) -> dict[str, Value]:
     """The properties of one point of a series, in the bucket of its step."""
-    bucket = str(series_bucket(step))
-    return {dotted(SERIES_STEP, bucket): step, dotted(SERIES_VALUE, bucket): value}
+    step_key, value_key = series_keys(series_bucket(step))
+    return {step_key: step, value_key: value}
+
+
+@lru_cache(maxsize=2048)
+def series_keys(bucket: int) -> tuple[str, str]:
+    """The properties `step.<b>` and `value.<b>` of bucket `b`. Memoised: every step of 64 bits
+    falls in one of 1,009 buckets, and the fold names them for each point it keeps."""
+    name = str(bucket)
+    return dotted(SERIES_STEP, name), dotted(SERIES_VALUE, name)
 
 
 def series_points(props: Mapping[str, Any]) -> list[tuple[int, float]]:

@@ -7,10 +7,12 @@ validated strictly (no "5" for 5), exactly as the generated JSON Schema would.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 
 from provgraph.schemas.envelope import Event
@@ -41,9 +43,10 @@ def parse_event(obj: dict[str, Any] | bytes | str, *, registry: Registry = REGIS
     raw = _encode(obj)
     if len(raw) > MAX_EVENT_BYTES:
         raise EventTooLargeError([_too_large(len(raw))])
-    data = _decode(raw)
-    model = registry.resolve(*_type_and_version(data))
-    event = _validate(model, raw)
+    event = _valid_as_named(raw, registry)
+    if event is None:
+        model = registry.resolve(*_type_and_version(_decode_named(raw)))
+        event = _validate(model, raw)
     if event.schema_version == registry.current_version(event.event_type):
         return event
     upcast = registry.upcast(event.model_dump(mode="json"))
@@ -86,6 +89,80 @@ def _encode(obj: object) -> bytes:
                 [FieldError(where, reason, ErrorCode.INVALID_VALUE)]
             ) from None
         raise MalformedEventError([_malformed(f"not JSON-serialisable: {exc}")]) from None
+
+
+# ---- reading the bytes once where that tells the same -------------------------------------
+# `json.loads` finds the type and version, then the model reads the bytes again. Most events
+# need neither that second parse nor the Python objects of the first: the model alone tells,
+# in the two cases below; any other event takes the full path, which words every error.
+
+_TYPE_KEY, _VERSION_KEY = b'"event_type"', b'"schema_version"'
+_NAMED_TYPE = re.compile(rb'"event_type":"([a-z0-9_.]{1,200})"')
+_NAMED_VERSION = re.compile(rb'"schema_version":([1-9][0-9]{0,8})(?![0-9.eE])')
+
+_INT_DIGITS = 4300
+"""The most digits pydantic's JSON parser reads in an integer (Python's default limit)."""
+
+
+def _valid_as_named(raw: bytes, registry: Registry) -> Event | None:
+    """The event, when its bytes plainly name its model and that model accepts them, read
+    once; None otherwise (then the full path reads them and says why not).
+
+    Plainly: no backslash (so every key is spelled as its bytes), and each of the two keys
+    spelled once, followed by a string and by an integer literal. The model accepting the
+    bytes (`_parsers_agree`) with both keys given makes that one spelling of each the top-level
+    key: `json.loads` would give these values, so the full path would pick the same model and
+    return the same event. The model alone is not enough: it fills in a key it is not given,
+    and takes ``1.0`` or ``true`` for the literal 1.
+    """
+    if b"\\" in raw or raw.count(_TYPE_KEY) != 1 or raw.count(_VERSION_KEY) != 1:
+        return None
+    named_type, named_version = _NAMED_TYPE.search(raw), _NAMED_VERSION.search(raw)
+    if named_type is None or named_version is None or not _parsers_agree():
+        return None
+    try:
+        model = registry.resolve(named_type[1].decode("ascii"), int(named_version[1]))
+        event = model.model_validate_json(raw, strict=True)
+    except Exception:  # refused, or worse: the full path decides what is raised
+        return None
+    return event if {"event_type", "schema_version"} <= event.model_fields_set else None
+
+
+class _Named(BaseModel):
+    """The two top-level keys of an event that name its model, as the JSON holds them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    event_type: Any = None
+    schema_version: Any = None
+
+
+def _decode_named(raw: bytes) -> dict[str, Any]:
+    """What `_decode` reads of `raw` that `_type_and_version` looks at: its event_type and
+    schema_version, those it holds, with their JSON types.
+
+    Read by pydantic's parser (`_parsers_agree`), which checks all of `raw` is JSON without
+    turning the rest into Python objects: the model reads the bytes anyway (`_validate`). On
+    its refusal `_decode` reads them, and words the error.
+    """
+    if _parsers_agree():
+        try:
+            named = _Named.model_validate_json(raw)
+        except ValidationError:
+            pass
+        else:
+            return {key: getattr(named, key) for key in named.model_fields_set}
+    return _decode(raw)
+
+
+def _parsers_agree() -> bool:
+    """Whether pydantic's JSON parser refuses all that `json.loads` refuses, reading the same
+    values from the rest (a duplicated key counts by its last value in both).
+
+    It refuses more (a BOM, UTF-16, an encoded or escaped lone surrogate), and integers over
+    `_INT_DIGITS` digits as Python does by default: unless Python was told to refuse fewer.
+    """
+    return not 0 < sys.get_int_max_str_digits() < _INT_DIGITS
 
 
 def _decode(raw: bytes) -> dict[str, Any]:

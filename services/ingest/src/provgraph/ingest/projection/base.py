@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from functools import singledispatch
 from typing import Any, TypeVar
 
@@ -109,20 +108,10 @@ class Ctx:
         """A node upsert that writes the node (it claims an unowned run, checkpoint or
         evaluation for the event's project); None values are left out (an absent field
         changes nothing)."""
-        lww = {k: Versioned(self.version, v) for k, v in (props or {}).items() if v is not None}
-        lww.update(versioned or {})
-        owner = parse_id(entity_id).project
-        return NodeUpsert(
-            id=entity_id,
-            label=label_of(entity_id),
-            project=owner or self.event.project,
-            defining=defining,
-            first_seen=self.time,
-            last_seen=self.time,
-            lww=lww,
-            mins={k: v for k, v in (mins or {}).items() if v is not None},
-            maxs={k: v for k, v in (maxs or {}).items() if v is not None},
-        )
+        lww = _stamped(props, self.version)
+        if versioned:
+            lww.update(versioned)
+        return self._upsert(entity_id, defining, True, lww, _present(mins), _present(maxs))
 
     def ref(self, entity_id: str, names: Mapping[str, Value | None] | None = None) -> NodeUpsert:
         """A mention of another entity: a placeholder if it has not been seen yet. It writes
@@ -133,9 +122,33 @@ class Ctx:
         an entity whose id names its project can be named so (a run's owner is its claimer)."""
         if names and label_of(entity_id) in CLAIMED_LABELS:
             raise ProjectionError(f"a reference cannot name {entity_id}: its owner claims it")
-        version = mention_version(self.version)
-        lww = {k: Versioned(version, v) for k, v in (names or {}).items() if v is not None}
-        return replace(self.node(entity_id), writes=False, lww=lww)
+        lww = _stamped(names, mention_version(self.version))
+        return self._upsert(entity_id, False, False, lww, {}, {})
+
+    def _upsert(
+        self,
+        entity_id: str,
+        defining: bool,
+        writes: bool,
+        lww: dict[str, Versioned],
+        mins: dict[str, str],
+        maxs: dict[str, str],
+    ) -> NodeUpsert:
+        """The upsert of `entity_id` seen at the event's time, in the project its id names,
+        else the event's; its id is parsed once for both that and its label (`label_of`)."""
+        parsed = parse_id(entity_id)
+        return NodeUpsert(
+            id=entity_id,
+            label=_LABELS[parsed.kind],
+            project=parsed.project or self.event.project,
+            defining=defining,
+            first_seen=self.time,
+            last_seen=self.time,
+            writes=writes,
+            lww=lww,
+            mins=mins,
+            maxs=maxs,
+        )
 
     def edge(
         self,
@@ -169,6 +182,20 @@ class Ctx:
         if dst is None:
             return []
         return [self.ref(dst), self.edge(src, rel, dst, key=key)]
+
+
+def _stamped(props: Mapping[str, Value | None] | None, version: str) -> dict[str, Versioned]:
+    """The `props` that are not None as last-writer-wins properties under `version`."""
+    if not props:
+        return {}
+    return {k: Versioned(version, v) for k, v in props.items() if v is not None}
+
+
+def _present(values: Mapping[str, str | None] | None) -> dict[str, str]:
+    """The `values` that are not None (an absent field changes nothing), as a new map."""
+    if not values:
+        return {}
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def copied(payload: object, *names: str) -> dict[str, Value | None]:

@@ -27,7 +27,7 @@ from provgraph.schemas.storage import (
     dotted,
     record,
     series_bucket,
-    series_point,
+    series_keys,
     step_version,
     with_json,
 )
@@ -94,13 +94,22 @@ def _metrics_logged(event: RunMetricsLogged) -> list[Mutation]:
         version = step_version(last.step, ctx.version)
         versioned[dotted("metric", name)] = Versioned(version, last.value)
         versioned[dotted("metric_step", name)] = Versioned(version, last.step)
-        points = {
-            key: Versioned(step_version(point.step, ctx.version), value)
-            for point in buckets.values()
-            for key, value in series_point(point.step, point.value).items()
-        }
+        points = _series_points(buckets, ctx.version)
         series.append(SeriesUpsert(run, name, event.project, points))
     return [ctx.node(run, versioned=versioned), *series]
+
+
+def _series_points(buckets: dict[int, MetricPoint], version: str) -> dict[str, Versioned]:
+    """The kept point of each bucket as its `step.<b>` and `value.<b>` properties
+    (`storage.series_point`), both under the point's step version; the buckets are those
+    `_bucketed` already computed, so no step is bucketed twice."""
+    points: dict[str, Versioned] = {}
+    for bucket, point in buckets.items():
+        step_key, value_key = series_keys(bucket)
+        point_version = step_version(point.step, version)
+        points[step_key] = Versioned(point_version, point.step)
+        points[value_key] = Versioned(point_version, point.value)
+    return points
 
 
 def _bucketed(points: Iterable[MetricPoint]) -> dict[str, dict[int, MetricPoint]]:

@@ -12,7 +12,8 @@ primitives of one type; the driver encodes text as UTF-8 (a lone surrogate canno
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any
 
 from provgraph.ingest.projection import event_props
@@ -32,8 +33,11 @@ INT64 = (-(2**63), 2**63 - 1)
 
 def check_storable(change: EventMutations) -> None:
     """Raise `StoreRejected` naming the first value of `change` that Neo4j cannot store."""
-    # A batch holds hundreds of thousands of values: each is tested with a cheap check of its
-    # type first, and where it sits is spelled out only for a value that fails.
+    # A batch holds hundreds of thousands of values, nearly all plainly storable: they are
+    # first tested in bulk, without saying where each sits. Only an event holding a value
+    # that is not plainly storable is walked value by value, to name the first that fails.
+    if _plainly_storable(change):
+        return
     for (where, sep, key), value in _values(change):
         if _fine(value):
             continue
@@ -41,6 +45,96 @@ def check_storable(change: EventMutations) -> None:
         if problem is not None:
             raise StoreRejected(f"{where}{sep}{key}: {problem}")
 
+
+# ---- in bulk: a quick yes for the common event -----------------------------------------------
+
+
+def _plainly_storable(change: EventMutations) -> bool:
+    """True when every value `_values` yields for `change` passes `_fine`; False means: walk
+    it (`_values`). It tests a superset of those values (the key and other properties of an
+    edge apart, where the walk sees them merged), so it errs only towards False."""
+    texts: list[Any] = list(event_props(change.record).values())
+    texts.extend(change.record.touched)
+    values: list[Any] = []
+    try:
+        for m in change.mutations:
+            gather = _GATHER.get(type(m))
+            if gather is None:  # a subclass: the walk tells it apart by isinstance
+                return False
+            gather(m, texts, values)
+        # Texts the contract types as `str` are tested at once; a non-text fails the join.
+        return "".join(texts).isascii() and _all_fine(values)
+    except Exception:  # an ill-formed mutation: the walk decides what is raised, and when
+        return False
+
+
+def _all_fine(values: list[Any]) -> bool:
+    """`_fine` of every value, inlined: it runs for each property of each event."""
+    low, high = INT64
+    finite = math.isfinite
+    for value in values:
+        kind = type(value)
+        if kind is float:
+            if not finite(value):
+                return False
+        elif kind is str:
+            if not value.isascii():
+                return False
+        elif kind is int:
+            if not low <= value <= high:
+                return False
+        elif kind is not bool:
+            return False
+    return True
+
+
+_value_of = attrgetter("value")
+
+
+def _gather_node(m: NodeUpsert, texts: list[Any], values: list[Any]) -> None:
+    texts.append(m.id)
+    texts.extend(m.lww)
+    values.extend(map(_value_of, m.lww.values()))
+    for bound in (m.mins, m.maxs):
+        texts.extend(bound)
+        texts.extend(bound.values())
+
+
+def _gather_edge(m: EdgeUpsert, texts: list[Any], values: list[Any]) -> None:
+    texts.extend(m.key)
+    texts.extend(m.key.values())
+    texts.extend(m.props)
+    values.extend(m.props.values())
+
+
+def _gather_edge_set(m: EdgeSetReplace, texts: list[Any], values: list[Any]) -> None:
+    for target in m.targets:
+        texts.extend(target.props)
+        values.extend(target.props.values())
+
+
+def _gather_series(m: SeriesUpsert, texts: list[Any], values: list[Any]) -> None:
+    texts.append(m.id)
+    texts.extend(m.points)
+    values.extend(map(_value_of, m.points.values()))
+
+
+def _gather_reads(m: ResolveReads, texts: list[Any], values: list[Any]) -> None:
+    texts.append(m.subject)
+
+
+# What each kind of mutation stores: ids and property names go to the texts, property values
+# to the values (the same ones `_mutation_values` yields).
+_GATHER: dict[type, Callable[[Any, list[Any], list[Any]], None]] = {
+    NodeUpsert: _gather_node,
+    EdgeUpsert: _gather_edge,
+    EdgeSetReplace: _gather_edge_set,
+    SeriesUpsert: _gather_series,
+    ResolveReads: _gather_reads,
+}
+
+
+# ---- value by value: naming where a refused value sits --------------------------------------
 
 Where = tuple[str, str, str]  # (thing, separator, key): joined only to name a refused value
 

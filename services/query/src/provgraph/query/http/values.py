@@ -14,12 +14,12 @@ from neo4j.graph import Node, Path, Relationship
 from neo4j.spatial import Point
 from neo4j.time import Date, DateTime, Duration, Time
 
-from provgraph.schemas.storage import is_internal
+from provgraph.schemas import storage
 
 
 def public_properties(props: Mapping[str, Any]) -> dict[str, Any]:
-    """Stored properties without the projector's version stamps, by key (see `storage.public`)."""
-    return {key: to_json(props[key]) for key in sorted(props) if not is_internal(key)}
+    """Stored properties without the projector's version stamps, by key (`storage.public`)."""
+    return {key: to_json(value) for key, value in storage.public(props).items()}
 
 
 def node_json(node: Node) -> dict[str, Any]:

@@ -51,14 +51,12 @@ class PublicProps(Mapping[str, Any]):
         self._whole: dict[str, Any] | None = None
 
     def __getitem__(self, key: str) -> Any:
-        if key in storage.BOOKKEEPING or storage.is_internal(key):
+        if _hidden(key):
             raise KeyError(key)
         return self._stored[key]
 
     def __contains__(self, key: object) -> bool:
-        if not isinstance(key, str) or key in storage.BOOKKEEPING or storage.is_internal(key):
-            return False
-        return key in self._stored
+        return isinstance(key, str) and not _hidden(key) and key in self._stored
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._public())
@@ -73,6 +71,11 @@ class PublicProps(Mapping[str, Any]):
         if self._whole is None:
             self._whole = storage.public(self._stored, without=storage.BOOKKEEPING)
         return self._whole
+
+
+def _hidden(key: str) -> bool:
+    """Bookkeeping (a view's own fields) or a version stamp: what `storage.public` leaves out."""
+    return key in storage.BOOKKEEPING or storage.is_internal(key)
 
 
 @functools.lru_cache(maxsize=256)

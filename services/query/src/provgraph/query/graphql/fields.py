@@ -26,7 +26,7 @@ from strawberry.scalars import JSON
 from strawberry.types.scalar import ScalarDefinition
 
 from provgraph.query.graphql.ids import CheckedIds
-from provgraph.query.read.model import NodeView
+from provgraph.query.read.model import EdgeView, NodeView
 from provgraph.schemas.limits import INT64_MAX, INT64_MIN
 from provgraph.schemas.storage import decode_json, record_key
 
@@ -38,9 +38,9 @@ _READ = "provgraph.read"  # a declared field's metadata: how its value is read f
 
 
 class Viewed(Protocol):
-    """A GraphQL object over one node view."""
+    """A GraphQL object over one view: a node's (`NodeView`) or an edge's (`EdgeView`)."""
 
-    view: NodeView
+    view: Any
 
 
 def field(
@@ -140,7 +140,7 @@ class _FromView:
 
     __slots__ = ("_read",)
 
-    def __init__(self, read: Read) -> None:
+    def __init__(self, read: Callable[[Any], Any]) -> None:
         self._read = read
 
     def __get__(self, obj: Viewed | None, owner: type | None = None) -> Any:
@@ -159,6 +159,15 @@ def read_from_view(cls: type[T]) -> type[T]:
 
 def viewed(read: Read, description: str | None = None, **kw: Any) -> Any:
     """A field computed from the whole node view (the class must be `read_from_view`)."""
+    return _from_view(read, description, **kw)
+
+
+def edge_viewed(read: Callable[[EdgeView], Any], description: str | None = None, **kw: Any) -> Any:
+    """A field computed from an edge's view (the class must be `read_from_view`)."""
+    return _from_view(read, description, **kw)
+
+
+def _from_view(read: Callable[[Any], Any], description: str | None, **kw: Any) -> Any:
     declared = strawberry.field(description=description, metadata={_READ: read}, **kw)
     declared.init = False  # not a constructor argument: read from the view when asked
     return declared

@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated
 
 import strawberry
 from strawberry.scalars import JSON
 
+from provgraph.query.graphql.fields import edge_viewed, read_from_view
 from provgraph.query.graphql.node import Node, to_node
 from provgraph.query.read import model
 
 
+@read_from_view
 @strawberry.type(description="A relationship, from the derived node to its source.")
 class Edge:
-    from_: Annotated[str, strawberry.field(name="from")]
-    to: str
-    type: str
-    properties: JSON
+    # Read from the edge's view when asked, like a node's fields: a lineage holds up to
+    # 10,000 edges, and most clients ask their ends and type, not their properties.
+    view: strawberry.Private[model.EdgeView]
+    from_: str = edge_viewed(lambda e: e.src, name="from")
+    to: str = edge_viewed(lambda e: e.dst)
+    type: str = edge_viewed(lambda e: e.type)
+    properties: JSON = edge_viewed(lambda e: JSON(dict(e.props)))
 
     @classmethod
     def of(cls, edge: model.EdgeView) -> Edge:
-        return cls(from_=edge.src, to=edge.dst, type=edge.type, properties=JSON(dict(edge.props)))
+        return cls(view=edge)
 
 
 @strawberry.type(description="A bounded breadth-first traversal from `root`.")

@@ -24,9 +24,9 @@ _RELS = {rel.value: rel for rel in Rel}
 
 def node_view(node: Any) -> NodeView:
     """A driver Node (labels + properties) as a NodeView."""
-    # Called for every node of an answer (up to 10,000 in a lineage): one pass over the
-    # properties, and the label sets, few, mapped once.
-    props: Mapping[str, Any] = dict(node.items())
+    # Called for every node of an answer (up to 10,000 in a lineage): the driver's own
+    # property map read in place (read-only, not copied), and the label sets, few, mapped once.
+    props = stored_map(node)
     return NodeView(
         id=str(props[storage.ID]),
         type=_kind(node.labels),
@@ -39,24 +39,36 @@ def node_view(node: Any) -> NodeView:
     )
 
 
+def stored_map(entity: Any) -> Mapping[str, Any]:
+    """A driver Node's or Relationship's properties as a read-only map, without a copy."""
+    items = entity.items()
+    mapping = getattr(items, "mapping", None)  # a dict's items view names its dict, read-only
+    return mapping if isinstance(mapping, Mapping) else dict(items)
+
+
 class PublicProps(Mapping[str, Any]):
-    """A node's stored properties as `storage.public` gives them (no bookkeeping, no version
-    stamps, in key order), filtered only when read whole: most answers read a field or two of
-    each node they hold, or none (a lineage of ids), and a lineage holds up to 10,000."""
+    """Stored properties as `storage.public` gives them (no version stamps, nor the keys in
+    `without`, in key order), filtered only when read whole: most answers read a field or two
+    of each node and edge they hold, or none (a lineage of ids), and a lineage holds up to
+    10,000 nodes. A node's view leaves out its bookkeeping (the view's own fields); an edge's
+    keeps it."""
 
-    __slots__ = ("_stored", "_whole")
+    __slots__ = ("_stored", "_whole", "_without")
 
-    def __init__(self, stored: Mapping[str, Any]) -> None:
+    def __init__(
+        self, stored: Mapping[str, Any], without: frozenset[str] = storage.BOOKKEEPING
+    ) -> None:
         self._stored = stored
+        self._without = without
         self._whole: dict[str, Any] | None = None
 
     def __getitem__(self, key: str) -> Any:
-        if _hidden(key):
+        if self._hidden(key):
             raise KeyError(key)
         return self._stored[key]
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and not _hidden(key) and key in self._stored
+        return isinstance(key, str) and not self._hidden(key) and key in self._stored
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._public())
@@ -69,13 +81,16 @@ class PublicProps(Mapping[str, Any]):
 
     def _public(self) -> dict[str, Any]:
         if self._whole is None:
-            self._whole = storage.public(self._stored, without=storage.BOOKKEEPING)
+            self._whole = storage.public(self._stored, without=self._without)
         return self._whole
 
+    def _hidden(self, key: str) -> bool:
+        """A key left out (a view's own field) or a version stamp: what `storage.public`
+        leaves out."""
+        return key in self._without or storage.is_internal(key)
 
-def _hidden(key: str) -> bool:
-    """Bookkeeping (a view's own fields) or a version stamp: what `storage.public` leaves out."""
-    return key in storage.BOOKKEEPING or storage.is_internal(key)
+
+_EDGE_SHOWS_ALL: frozenset[str] = frozenset()  # an edge has no bookkeeping fields of its own
 
 
 @functools.lru_cache(maxsize=256)
@@ -90,7 +105,7 @@ def edge_view(row: Mapping[str, Any]) -> EdgeView:
         src=str(row["src"]),
         dst=str(row["dst"]),
         type=str(row["type"]),
-        props=storage.public(row.get("props") or {}),
+        props=PublicProps(row.get("props") or {}, _EDGE_SHOWS_ALL),
     )
 
 

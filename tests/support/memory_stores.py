@@ -75,3 +75,10 @@ class MemoryPayloadHashes:
         """Record `events` as applied (the first payload of an event_id stays)."""
         for event in events:
             self.applied.setdefault(str(event.event_id), event_hash(event))
+
+
+def memory_graph_reads(graph: MemoryGraph | None = None) -> dict[str, MemoryGraph]:
+    """The ingest app's graph reads (`create_app`'s owners and facts) answered by one folded
+    graph in memory, so that no check of the app reaches a Neo4j server."""
+    graph = graph if graph is not None else MemoryGraph()
+    return {"owners": graph, "facts": graph}

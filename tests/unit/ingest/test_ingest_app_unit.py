@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
+from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals, memory_graph_reads
 
 from provgraph.authz import Principal, hash_token
 from provgraph.client.errors import TransportError
@@ -21,7 +21,6 @@ from provgraph.ingest.http.errors import (
 )
 from provgraph.ingest.http.events import parse_items
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import MAX_BATCH_EVENTS, Event, RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
 
@@ -63,7 +62,7 @@ def http(log: FailingEventLog) -> Iterator[TestClient]:
             settings,
             event_log=log,
             principals=WRITER,
-            owners=MemoryGraph(),
+            **memory_graph_reads(),
             payload_hashes=MemoryPayloadHashes(),
         ),
         headers=AUTH,
@@ -138,7 +137,7 @@ def test_each_app_has_its_own_metrics(log: FailingEventLog) -> None:
         IngestSettings(),
         event_log=log,
         principals=WRITER,
-        owners=MemoryGraph(),
+        **memory_graph_reads(),
         payload_hashes=MemoryPayloadHashes(),
     )
     with TestClient(app, headers=AUTH) as one:
@@ -148,7 +147,7 @@ def test_each_app_has_its_own_metrics(log: FailingEventLog) -> None:
                 IngestSettings(),
                 event_log=log,
                 principals=WRITER,
-                owners=MemoryGraph(),
+                **memory_graph_reads(),
                 payload_hashes=MemoryPayloadHashes(),
             )
         ) as two:
@@ -188,7 +187,7 @@ def test_no_token_is_401_and_a_missing_right_is_403_with_nothing_appended(
         IngestSettings(),
         event_log=log,
         principals=WRITER,
-        owners=MemoryGraph(),
+        **memory_graph_reads(),
         payload_hashes=MemoryPayloadHashes(),
     )
     with TestClient(app) as anonymous:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi import Request
 from fastapi.testclient import TestClient
-from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
+from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals, memory_graph_reads
 
 from provgraph.authz import Principal, hash_token
 from provgraph.client.eventlog import PRINCIPAL_HEADER, MemoryEventLog
@@ -22,7 +22,6 @@ from provgraph.ingest.http.errors import RequestError
 from provgraph.ingest.http.events import read_body
 from provgraph.ingest.http.integrity import batch_duplicates, future_events
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import ErrorCode, RunStarted, parse_event
 from provgraph.schemas.events.experiment import RunStartedPayload
 
@@ -59,7 +58,7 @@ def _app(applied: Any, log: MemoryEventLog, skew_s: float = 300.0) -> TestClient
         settings,
         event_log=log,
         principals=PRINCIPALS,
-        owners=MemoryGraph(),
+        **memory_graph_reads(),
         payload_hashes=applied,
     )
     return TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"})

@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
-from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
+from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals, memory_graph_reads
 
 from provgraph.authz import Principal, hash_token
 from provgraph.client.eventlog import MemoryEventLog
 from provgraph.ingest.http.app import EVENT_ROUTES, create_app
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import RunStarted
 from provgraph.schemas.events.experiment import RunStartedPayload
 
@@ -35,7 +34,7 @@ def http() -> Iterator[TestClient]:
         IngestSettings(),
         event_log=MemoryEventLog(),
         principals=PRINCIPALS,
-        owners=MemoryGraph(),
+        **memory_graph_reads(),
         payload_hashes=MemoryPayloadHashes(),
     )
     with TestClient(app) as client:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals
+from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals, memory_graph_reads
 from support.record_policy import policy as policy_of
 from support.record_policy import started, version
 
@@ -92,9 +92,8 @@ def ingest() -> Iterator[Ingest]:
         IngestSettings(),
         event_log=log,
         principals=PRINCIPALS,
-        owners=graph,
+        **memory_graph_reads(graph),
         payload_hashes=hashes,
-        facts=graph,
     )
     with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as client:
         yield Ingest(client, graph, log, hashes)

@@ -5,9 +5,9 @@ node type through a traversal) run in-process against the demo story projected i
 each answer, errors included (sorted), serialised with its keys in answer order, must equal the one
 recorded in `fixtures/lineage_answers.json`. Stored properties come back in key order
 (`storage.public`), whatever order the database's property-key tokens were made in: a fresh
-database and one other tests wrote first give the same bytes. The fixture was recorded before the traversal
-answers took their faster path; record it again (`PROVGRAPH_RECORD_ANSWERS=1`) only when a
-change of shape is meant, and say so.
+database and one other tests wrote first give the same bytes. The fixture was recorded
+before the traversal answers took their faster path; record it again
+(`PROVGRAPH_RECORD_ANSWERS=1`) only when a change of shape is meant, and say so.
 
 The story lives under one fixed project (ids, and so the answers' order, depend on it), removed
 before and after the test.

@@ -33,7 +33,18 @@ from benchmarks.servers import PrivateInfra
 from benchmarks.w1 import RUNS as W1_RUNS
 from benchmarks.workload import first_project_events, stream
 
-PARTS = ("ingest", "kafka", "queries", "explorer", "replay", "memory", "mlflow", "group", "sdk")
+PARTS = (
+    "ingest",
+    "kafka",
+    "queries",
+    "explorer",
+    "replay",
+    "memory",
+    "verify",
+    "mlflow",
+    "group",
+    "sdk",
+)
 
 
 def _args() -> argparse.Namespace:
@@ -82,7 +93,7 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             result = bench_ingest.run(infra, data, args.repeat)
             tables += result.tables
             live, topic, reference = result.live_events_per_s, result.topic, result.reference
-        if not topic and parts & {"kafka", "replay", "memory"}:
+        if not topic and parts & {"kafka", "replay", "memory", "verify"}:
             topic = fill_topic(infra, data, "backlog")
         if "kafka" in parts:
             tables.append(bench_kafka.run(infra, data, topic, args.repeat))
@@ -108,6 +119,12 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             if "memory" in parts:
                 print("  memory", flush=True)
                 tables.append(bench_replay.run_memory(infra, data, topic, reference))
+        if "verify" in parts:
+            print("  verify", flush=True)
+            # The graph is the fold of the topic's log after replay, the backlog or ingest
+            # (the explorer part adds a story of its own beside it).
+            folded = parts & {"replay", "memory"} or ("ingest" in parts and "explorer" not in parts)
+            tables.append(bench_replay.run_verify(infra, data, topic, bool(folded)))
         if "mlflow" in parts:
             print("  mlflow (W1)", flush=True)
             tables.append(bench_mlflow.run(infra, args.repeat, args.w1_runs))

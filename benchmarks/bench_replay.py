@@ -1,4 +1,5 @@
-"""Parts 4 and 6: replay events/s against live ingest, and projector RSS through a backlog."""
+"""Parts replay, memory and verify: replay events/s against live ingest, the projector's RSS
+through a backlog, and `provgraph verify`'s events/s and RSS over the same log."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from benchmarks.pipeline import Prepared, Reference, check_graph
 from benchmarks.report import Table, line_plot, median, ratio
 from benchmarks.servers import PrivateInfra
 from provgraph.ingest.projector.writer import GraphWriter
+from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools.replay import replay
 
 # The projector as its own process, through a backlog until idle: what `provgraph projector`
@@ -55,31 +57,44 @@ def run_replay(
     return table
 
 
+class Sampled:
+    """A child process run to its end with its RSS sampled every 0.2 s."""
+
+    def __init__(self, args: list[str], settings: IngestSettings, what: str) -> None:
+        env = {
+            **os.environ,
+            **{
+                f"PROVGRAPH_{k.upper()}": str(v)
+                for k, v in settings.model_dump().items()
+                if v is not None
+            },
+        }
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        watch, start = psutil.Process(proc.pid), time.perf_counter()
+        self.times: list[float] = []
+        self.rss: list[float] = []
+        while proc.poll() is None:
+            try:
+                mb = watch.memory_info().rss / 2**20
+            except psutil.NoSuchProcess:
+                break
+            if mb > 0:  # an exited process not yet reaped reports 0
+                self.rss.append(mb)
+                self.times.append(time.perf_counter() - start)
+            time.sleep(0.2)
+        self.elapsed = time.perf_counter() - start
+        self.output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+        if proc.returncode != 0:
+            tail = "\n  ".join(self.output.splitlines()[-12:])
+            raise RuntimeError(f"{what} failed ({proc.returncode}):\n  {tail}")
+
+
 def run_memory(infra: PrivateInfra, data: Prepared, topic: str, reference: Reference) -> Table:
     """Sample the projector process's RSS every 0.2 s while it works through `topic` (whose
     log folds to `reference`)."""
     infra.clear_graph()
-    settings = infra.ingest_settings(topic)
-    env = {
-        **os.environ,
-        **{f"PROVGRAPH_{k.upper()}": str(v) for k, v in settings.model_dump().items()},
-    }
-    proc = subprocess.Popen([sys.executable, "-c", _PROJECTOR], env=env)
-    watch, start = psutil.Process(proc.pid), time.perf_counter()
-    times: list[float] = []
-    rss: list[float] = []
-    while proc.poll() is None:
-        try:
-            mb = watch.memory_info().rss / 2**20
-        except psutil.NoSuchProcess:
-            break
-        if mb > 0:  # an exited process not yet reaped reports 0
-            rss.append(mb)
-            times.append(time.perf_counter() - start)
-        time.sleep(0.2)
-    if proc.returncode != 0:
-        raise RuntimeError(f"the projector process failed ({proc.returncode})")
-    elapsed = time.perf_counter() - start
+    run = Sampled([sys.executable, "-c", _PROJECTOR], infra.ingest_settings(topic), "projector")
+    rss, times, elapsed = run.rss, run.times, run.elapsed
     check = check_graph(infra, reference, "projector through a backlog")
     # Growth after the first quarter: by then the imports are done and full batches flow.
     settled = rss[len(rss) // 4]
@@ -96,4 +111,33 @@ def run_memory(infra: PrivateInfra, data: Prepared, topic: str, reference: Refer
     table.ratios = {"RSS growth after the first quarter (MB)": round(max(rss) - settled, 1)}
     table.extra = {"rss_mb": rss, "t_s": times, "graph_checks": {"projector": check}}
     line_plot("memory", table.title, {"RSS": (times, rss)}, "seconds", "MB")
+    return table
+
+
+NO_DIFFERENCES = "no differences (verify compares the log fold with Neo4j)"
+
+
+def run_verify(infra: PrivateInfra, data: Prepared, topic: str, replayed: bool) -> Table:
+    """`provgraph verify` as its own process over `topic`, whose fold the graph holds (after
+    ingest, replay or the backlog; else it is replayed first, untimed), RSS sampled."""
+    settings = infra.ingest_settings(topic)
+    if not replayed:
+        infra.clear_graph()
+        replay(settings, GraphWriter(infra.driver))
+    run = Sampled([sys.executable, "-m", "provgraph.cli", "verify"], settings, "verify")
+    if "verify: no differences" not in run.output:
+        raise RuntimeError(f"verify did not find the graph equal to its log:\n{run.output}")
+    n = len(data.records)
+    table = Table(
+        "verify",
+        f"provgraph verify over a log of {n:,} events (the log folded, events and metric series"
+        " spilled to disk, then compared with Neo4j part by part)",
+        ["measure", "value"],
+    )
+    table.add("seconds, process start to exit", run.elapsed)
+    table.add("events/s", n / run.elapsed)
+    table.add("RSS peak (MB)", max(run.rss))
+    table.ratios = {"RSS peak per 1M events (MB)": round(max(run.rss) * 1e6 / n, 1)}
+    table.extra = {"rss_mb": run.rss, "t_s": run.times, "graph_checks": {"verify": NO_DIFFERENCES}}
+    line_plot("verify", table.title, {"RSS": (run.times, run.rss)}, "seconds", "MB")
     return table

@@ -3,7 +3,7 @@ UNWIND limit, the naive one-transaction-per-event projector; and the graph check
 
 A reference is given the same inputs as the side it checks. A side fed through the log
 (end to end, replay, the projector through a backlog, W1) is compared with the fold of that
-log exactly as `provgraph verify` folds it (`expected_graph`: every record with its log stamp,
+log exactly as `provgraph verify` folds it (`log_digest`: every record with its log stamp,
 `logged_at` and `principal`, through the projector's screens), computed after the timed part.
 Only the sides that never pass through the log (the UNWIND limit, the naive projector) are
 compared with the fold of the bare events."""
@@ -23,13 +23,13 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from benchmarks.servers import PrivateInfra
 from benchmarks.workload import QueryRoots
-from provgraph.ingest.graphread import read_graph
 from provgraph.ingest.projection import EventMutations, project_event
 from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools.memory_graph import MemoryGraph
-from provgraph.ingest.tools.verify import expected_graph, verify
+from provgraph.ingest.tools.spilled_graph import SpilledGraph
+from provgraph.ingest.tools.verify import graph_hash, log_digest, summary_of, verify
 from provgraph.schemas import Event
 
 BATCH = 5000  # events per writer call on the limit side: the projector's max poll batch
@@ -133,32 +133,33 @@ class Prepared:
     def of(cls, events: Iterable[Event]) -> Prepared:
         records: Spilled[tuple[bytes, bytes]] = Spilled()
         changes: Spilled[EventMutations] = Spilled()
-        graph, roots, head = MemoryGraph(), QueryRoots(), []
-        for chunk in _batched(events, BATCH):
-            records.extend((e.kafka_key(), e.to_json_bytes()) for e in chunk)
-            projected = [project_event(e) for e in map(roots.add, chunk)]
-            changes.extend(projected)
-            for change in projected:
-                graph.apply(change)
-            head.extend(chunk[: cls.HEAD - len(head)])
-        bare = Reference(graph.canonical().digest(), FOLD_OF_EVENTS)
+        roots, head = QueryRoots(), []
+        with SpilledGraph() as graph:  # the fold of S events, its events and series on disk
+            for chunk in _batched(events, BATCH):
+                records.extend((e.kafka_key(), e.to_json_bytes()) for e in chunk)
+                projected = [project_event(e) for e in map(roots.add, chunk)]
+                changes.extend(projected)
+                for change in projected:
+                    graph.apply(change)
+                head.extend(chunk[: cls.HEAD - len(head)])
+            bare = Reference(summary_of(graph).digest(), FOLD_OF_EVENTS)
         return cls(records, changes, bare, roots.result(), head)
 
 
 def events_reference(events: Sequence[Event]) -> Reference:
     """The fold of the bare events, as written straight to Neo4j (no log, no stamps)."""
-    return Reference(MemoryGraph().fold(events).canonical().digest(), FOLD_OF_EVENTS)
+    return Reference(summary_of(MemoryGraph().fold(events)).digest(), FOLD_OF_EVENTS)
 
 
 def log_reference(infra: PrivateInfra, topic: str) -> Reference:
     """The fold of the log in `topic`, by `provgraph verify`'s own function: never timed."""
     settings = infra.ingest_settings(topic)
-    return Reference(expected_graph(settings).digest(), FOLD_OF_LOG, settings)
+    return Reference(log_digest(settings), FOLD_OF_LOG, settings)
 
 
 def check_graph(infra: PrivateInfra, reference: Reference, what: str) -> str:
     """The Neo4j graph must equal the reference, or nothing counts; returns what it equals."""
-    actual = read_graph(infra.driver).digest()
+    actual = graph_hash(infra.driver)
     if actual != reference.digest:
         detail = ""
         if reference.log is not None:  # the first differences, as `provgraph verify` lists them

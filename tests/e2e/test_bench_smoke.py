@@ -35,6 +35,7 @@ FILES = {
     "explorer": "explorer",
     "replay": "replay",
     "memory": "memory",
+    "verify": "verify",
     "mlflow": "mlflow_w1",
     "sdk": "sdk",
     "group": "group",
@@ -44,6 +45,7 @@ GRAPH_CHECKS = {
     "ingest": {"ours": FOLD_OF_LOG, "limit": FOLD_OF_EVENTS, "naive": FOLD_OF_EVENTS},
     "replay": {"replay": FOLD_OF_LOG},
     "memory": {"projector": FOLD_OF_LOG},
+    "verify": {"verify": "no differences (verify compares the log fold with Neo4j)"},
     "mlflow": {"ours": FOLD_OF_LOG},
     "group": {f"{n} projectors": FOLD_OF_LOG for n in (1, 2, 3)},
 }
@@ -54,6 +56,7 @@ ROWS = {
     "explorer": 2,
     "replay": 2,
     "memory": 5,
+    "verify": 3,
     "mlflow": 2,
     "sdk": 5,
     "group": 3,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from neo4j import Driver
@@ -13,7 +14,7 @@ from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools.replay import replay
-from provgraph.ingest.tools.verify import graph_hash, verify
+from provgraph.ingest.tools.verify import graph_hash, log_digest, verify
 from provgraph.schemas import Event
 
 Produce = Callable[[IngestSettings, list[Event], list[bytes]], None]
@@ -55,6 +56,9 @@ def test_verify_reports_a_tampered_graph_and_the_cli_exits_non_zero(
     replay(settings, GraphWriter(neo4j_driver), require_empty=False)
     args = ["verify", "--topic", settings.events_topic, "--project", project]
     assert main(args) == 0
+    err = capsys.readouterr().err  # the fold's progress, then the comparison
+    assert "records (100.0%)" in err and "verify: log folded in" in err
+    assert err.rstrip().endswith("verify: no differences")
     neo4j_driver.execute_query(
         "MATCH (n:Run {project: $p}) WITH n LIMIT 1 SET n.conclusion = 'edited'", p=project
     )
@@ -62,3 +66,27 @@ def test_verify_reports_a_tampered_graph_and_the_cli_exits_non_zero(
     assert "conclusion = 'edited'" in capsys.readouterr().out
     assert main(["graph-hash", "--project", project]) == 0
     assert len(capsys.readouterr().out.strip()) == 64
+
+
+def test_verify_spills_the_fold_and_lists_differences_part_by_part(
+    settings: IngestSettings, neo4j_driver: Driver, project: str, produce: Produce, tmp_path: Path
+) -> None:
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    settings = settings.model_copy(update={"verify_spill_dir": str(spill)})
+    produce(settings, Workload(project, 6).build(runs=30, datasets=3), [])
+    replay(settings, GraphWriter(neo4j_driver), require_empty=False)
+    assert verify(settings, neo4j_driver, project) == []
+    assert graph_hash(neo4j_driver, project) == log_digest(settings, project)
+    assert list(spill.iterdir()) == []  # the fold's files are gone
+
+    dropped = neo4j_driver.execute_query(
+        "MATCH (e:AppliedEvent {project: $p}) WITH e ORDER BY e.event_id LIMIT 40 "
+        "DETACH DELETE e RETURN count(*) AS n",
+        p=project,
+    ).records[0]["n"]
+    every = verify(settings, neo4j_driver, project, limit=100_000)
+    assert len([line for line in every if line.startswith("missing node event:")]) == dropped == 40
+    short = verify(settings, neo4j_driver, project, limit=5)
+    assert short[:5] == every[:5] and short[5].startswith("... and ")
+    assert list(spill.iterdir()) == []

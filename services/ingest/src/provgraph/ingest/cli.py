@@ -54,11 +54,20 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from provgraph.ingest.tools.log_reader import log_size
+    from provgraph.ingest.tools.replay import Progress
     from provgraph.ingest.tools.verify import verify
 
     settings = _settings(args)
+    progress = Progress(log_size(settings))
+
+    def folded() -> None:
+        print(f"\nverify: log folded in {progress.elapsed():.1f}s; comparing", file=sys.stderr)
+
     with settings.neo4j_driver() as driver:
-        differences = verify(settings, driver, args.project)
+        differences = verify(
+            settings, driver, args.project, progress=progress.advance, folded=folded
+        )
     for line in differences:
         print(line)
     print(f"verify: {len(differences) or 'no'} differences", file=sys.stderr)

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from neo4j import READ_ACCESS, Driver, ManagedTransaction, Record, RoutingControl
+from neo4j import READ_ACCESS, Driver, Record, RoutingControl
 
 from provgraph.ingest.ports import GraphView, Ids, OwnerLookup
-from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.ingest.projection.canonical import CanonicalGraph, Sink, event_key
 from provgraph.ingest.projection.completeness import (
     DATASET_VERSION_CREATED,
     MODEL_EVALUATED,
@@ -64,30 +64,33 @@ def _key(props: dict[str, Any]) -> str:
 
 
 def read_graph(
-    driver: Driver, project: str | None = None, database: str = "neo4j"
+    driver: Driver,
+    project: str | None = None,
+    database: str = "neo4j",
+    parts: Collection[int] | None = None,
 ) -> CanonicalGraph:
-    """The canonical form of the Neo4j graph, or of one project's part of it: nodes, then
-    edges, each in a read transaction of its own (any member of a cluster may answer)."""
-    with driver.session(database=database, default_access_mode=READ_ACCESS) as session:
-        graph: CanonicalGraph = session.execute_read(_nodes, project)
-        graph.edges = session.execute_read(_edges, project).edges
+    """The canonical form of the Neo4j graph, or of one project's part of it (with `parts`,
+    only those parts of it)."""
+    graph = CanonicalGraph(parts=parts)
+    emit_graph(driver, graph, project, database)
     return graph.finish()
 
 
-# Each builds afresh inside its transaction function: the driver may run it again on a retry.
-def _nodes(tx: ManagedTransaction, project: str | None) -> CanonicalGraph:
-    graph = CanonicalGraph()
-    for record in tx.run(_NODES, project=project):
-        props = dict(record["props"])
-        graph.add_node(_key(props), list(record["labels"]), props)
-    return graph
-
-
-def _edges(tx: ManagedTransaction, project: str | None) -> CanonicalGraph:
-    graph = CanonicalGraph()
-    for record in tx.run(_EDGES, project=project):
-        graph.add_edge(record["src"], record["rel"], record["dst"], dict(record["props"]))
-    return graph
+def emit_graph(
+    driver: Driver, sink: Sink, project: str | None = None, database: str = "neo4j"
+) -> None:
+    """Stream the graph (or one project's part of it) to `sink`: nodes, then edges, each in a
+    read transaction of its own (any member of a cluster may answer) whose records are handed
+    over as they arrive, so memory is the sink's. Not retried: a sink cannot take a record
+    back, and a failed read fails the command that asked."""
+    with driver.session(database=database, default_access_mode=READ_ACCESS) as session:
+        with session.begin_transaction() as tx:
+            for record in tx.run(_NODES, project=project):
+                props = dict(record["props"])
+                sink.add_node(_key(props), list(record["labels"]), props)
+        with session.begin_transaction() as tx:
+            for record in tx.run(_EDGES, project=project):
+                sink.add_edge(record["src"], record["rel"], record["dst"], dict(record["props"]))
 
 
 class Neo4jGraph(GraphView):
@@ -97,9 +100,15 @@ class Neo4jGraph(GraphView):
         self.driver = driver
         self.database = database
 
-    def canonical(self, project: str | None = None) -> CanonicalGraph:
+    def emit(self, sink: Sink, project: str | None = None) -> None:
+        """Stream the graph, or one project's part of it, to `sink`."""
+        emit_graph(self.driver, sink, project, self.database)
+
+    def canonical(
+        self, project: str | None = None, parts: Collection[int] | None = None
+    ) -> CanonicalGraph:
         """The canonical form of the graph, or of one project's part of it."""
-        return read_graph(self.driver, project, self.database)
+        return read_graph(self.driver, project, self.database, parts)
 
 
 # Who owns the given entities now (`ports.OwnerLookup`): `claimed` as `merge.apply_node`

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from provgraph.ingest.projection import EventMutations
-from provgraph.ingest.projection.canonical import CanonicalGraph
+from provgraph.ingest.projection.canonical import CanonicalGraph, Sink
 from provgraph.ingest.projection.discipline import RecordFacts
 from provgraph.ingest.projection.ownership import Owner
 
@@ -155,8 +155,15 @@ class BatchWriter(OwnerLookup, FactsLookup, Protocol):
 class GraphView(Protocol):
     """The projected graph read back in canonical form: what `verify` compares."""
 
-    def canonical(self, project: str | None = None) -> CanonicalGraph:
-        """The whole graph, or only `project`'s nodes and the relationships leaving them."""
+    def emit(self, sink: Sink, project: str | None = None) -> None:
+        """Hand the whole graph, or only `project`'s nodes and the relationships leaving them,
+        to `sink`, one node and one relationship at a time (memory bounded by the sink)."""
+        ...
+
+    def canonical(
+        self, project: str | None = None, parts: Collection[int] | None = None
+    ) -> CanonicalGraph:
+        """What `emit` hands over, kept (with `parts`, only those parts) and sorted."""
         ...
 
 

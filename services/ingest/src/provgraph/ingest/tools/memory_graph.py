@@ -13,7 +13,7 @@ from typing import Any
 from provgraph.ingest.ports import BatchWriter, GraphView, Ids, PartitionOffset
 from provgraph.ingest.projection import event_props, project_event
 from provgraph.ingest.projection.base import label_of
-from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
+from provgraph.ingest.projection.canonical import CanonicalGraph, Sink, event_key
 from provgraph.ingest.projection.completeness import (
     DATASET_VERSION_CREATED,
     MODEL_EVALUATED,
@@ -173,7 +173,7 @@ class MemoryGraph(BatchWriter, GraphView):
     def apply(self, change: EventMutations) -> bool:
         """Apply one event's mutations; False (and nothing changes) for a known event_id,
         whatever its payload: the first copy wins (`verify` folds the log so)."""
-        if change.record.event_id in self.events:
+        if self.applied(change.record.event_id):
             return False
         # Nodes first, as in the writer: relationships always find both ends; the inferred
         # inputs last, from the facts stored then.
@@ -182,12 +182,19 @@ class MemoryGraph(BatchWriter, GraphView):
         asks = [m.subject for m in change.mutations if isinstance(m, ResolveReads)]
         for dataset in sorted(self._facts.datasets(asks)):
             self._resolve(dataset)
-        self.events[change.record.event_id] = change.record
         record = change.record
+        self._keep_event(record)
         for node_id in record.touched:  # as `graphread` reads it: the earliest by type
             key, at = (record.event_type, node_id), record.logged_at or record.occurred_at
             self._first_logged[key] = min(self._first_logged.get(key, at), at)
         return True
+
+    def applied(self, event_id: str) -> bool:
+        """True when an event with this id was applied."""
+        return event_id in self.events
+
+    def _keep_event(self, record: EventRecord) -> None:
+        self.events[record.event_id] = record
 
     def fold(self, events: Iterable[Event]) -> MemoryGraph:
         """Project and apply every event; return self."""
@@ -225,7 +232,10 @@ class MemoryGraph(BatchWriter, GraphView):
         # As the writer's Cypher: only on a run of the upsert's project (nodes come first).
         run = self.nodes.get(m.run)
         if run is not None and run[1][PROJECT] == m.project:
-            apply_series(self.series.setdefault(m.id, {}), m)
+            self._keep_series(m)
+
+    def _keep_series(self, m: SeriesUpsert) -> None:
+        apply_series(self.series.setdefault(m.id, {}), m)
 
     def _resolve(self, dataset: str) -> None:
         """Make the inferred USED relationships of `dataset`'s readers what the rule says."""
@@ -261,32 +271,45 @@ class MemoryGraph(BatchWriter, GraphView):
         value = self.nodes[node_id][1].get(key) if node_id in self.nodes else None
         return str(value) if value is not None else None
 
-    def canonical(self, project: str | None = None) -> CanonicalGraph:
-        """The canonical form; with `project`, only its nodes and their outgoing edges."""
-        graph = CanonicalGraph()
+    def canonical(
+        self, project: str | None = None, parts: Collection[int] | None = None
+    ) -> CanonicalGraph:
+        """The canonical form; with `project`, only its nodes and their outgoing edges; with
+        `parts`, only those parts."""
+        graph = CanonicalGraph(parts=parts)
+        self.emit(graph, project)
+        return graph.finish()
+
+    def emit(self, sink: Sink, project: str | None = None) -> None:
+        """Hand the graph (with `project`, its nodes and their outgoing edges) to `sink`."""
         scope = {k for k, (_, p) in self.nodes.items() if project in (None, p["project"])}
         for key in scope:
             label, props = self.nodes[key]
-            graph.add_node(key, [Label.ENTITY.value, label.value], props)
+            sink.add_node(key, [Label.ENTITY.value, label.value], props)
         for (src, rel, dst, _), props in self.edges.items():
             if src in scope:
-                graph.add_edge(src, rel, dst, props)
+                sink.add_edge(src, rel, dst, props)
         for (src, rel), m in self.edge_sets.items():
             for target in m.targets if src in scope else ():
                 first_seen = m.version.split("|", 1)[0]  # a restated set is new from then on
-                graph.add_edge(src, rel, target.id, {**target.props, "first_seen_at": first_seen})
+                sink.add_edge(src, rel, target.id, {**target.props, "first_seen_at": first_seen})
+        self._emit_series(sink, project)
+        self._emit_events(sink, project)
+
+    def _emit_series(self, sink: Sink, project: str | None) -> None:
         for key, props in self.series.items():
             if project in (None, props[PROJECT]):
-                graph.add_node(key, [METRIC_SERIES_LABEL], props)
+                sink.add_node(key, [METRIC_SERIES_LABEL], props)
+
+    def _emit_events(self, sink: Sink, project: str | None) -> None:
         for record in self.events.values():
             if project in (None, record.project):
-                self._add_event(graph, record)
-        return graph.finish()
+                emit_event(sink, record.event_id, event_props(record), record.touched)
 
-    @staticmethod
-    def _add_event(graph: CanonicalGraph, record: EventRecord) -> None:
-        key = event_key(record.event_id)
-        props = event_props(record)
-        graph.add_node(key, [APPLIED_EVENT_LABEL], props)
-        for node_id in record.touched:
-            graph.add_edge(key, TOUCHED_REL, node_id, {})
+
+def emit_event(sink: Sink, event_id: str, props: dict[str, Any], touched: Iterable[str]) -> None:
+    """Hand one applied event (its node and its TOUCHED relationships) to `sink`."""
+    key = event_key(event_id)
+    sink.add_node(key, [APPLIED_EVENT_LABEL], props)
+    for node_id in touched:
+        sink.add_edge(key, TOUCHED_REL, node_id, {})

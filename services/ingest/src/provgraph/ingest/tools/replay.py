@@ -188,8 +188,12 @@ def _at_once(action: Callable[[], int]) -> int:
     return action()
 
 
-def fold_log(settings: IngestSettings) -> Iterator[EventMutations]:
+def fold_log(
+    settings: IngestSettings, progress: Callable[[int], None] = lambda _n: None
+) -> Iterator[EventMutations]:
     """Every projectable event of the log, projected with its log stamp, in log order (poison
-    records are skipped, by the projector's own rules)."""
+    records are skipped, by the projector's own rules); `progress` is told each batch's
+    record count once its events are handed out."""
     for batch in read_log_in_order(settings):
         yield from parse_records(batch, settings.max_clock_skew_s).changes
+        progress(len(batch))

@@ -67,6 +67,12 @@ def _args() -> argparse.Namespace:
         default=W1_RUNS,
         help=f"runs in the mlflow part's W1 (default {W1_RUNS}: W1 itself; fewer for a smoke run)",
     )
+    parser.add_argument("--neo4j-heap", default="1g", help="the private Neo4j's heap")
+    parser.add_argument(
+        "--neo4j-pagecache",
+        default="1g",
+        help="the private Neo4j's page cache (a 10M graph: 16g with --neo4j-heap 4g)",
+    )
     parser.add_argument(
         "--results",
         type=Path,
@@ -86,7 +92,7 @@ def _args() -> argparse.Namespace:
 
 def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: Path) -> list[Table]:
     tables: list[Table] = []
-    with PrivateInfra(home) as infra:
+    with PrivateInfra(home, args.neo4j_heap, args.neo4j_pagecache) as infra:
         print(f"private Kafka {infra.bootstrap}, Neo4j {infra.settings.neo4j_uri}", flush=True)
         live, topic, reference = 0.0, "", None
         if "ingest" in parts:
@@ -144,7 +150,8 @@ def main() -> None:
     report.RESULTS = args.results or report.RESULTS / f"s{args.scale}"
     started = time.perf_counter()
     print(f"workload: {args.scale:,} events, seed {args.seed}", flush=True)
-    data = Prepared.of(stream(args.scale, args.seed))  # one pass; no list of every event
+    # One pass, no list of every event; the bare events folded only for the ingest part.
+    data = Prepared.of(stream(args.scale, args.seed), fold="ingest" in parts)
     if "queries" in parts and not data.roots[0]:
         sys.exit(
             f"queries: {args.scale:,} events hold no whole project (no shipped model to trace);"
@@ -166,6 +173,7 @@ def main() -> None:
         "repeat": args.repeat,
         "seed": args.seed,
         "machine": machine(),
+        "neo4j_memory": {"heap": args.neo4j_heap, "pagecache": args.neo4j_pagecache},
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "wall_s": round(time.perf_counter() - started, 1),
     }

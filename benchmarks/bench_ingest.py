@@ -44,6 +44,7 @@ def run(infra: PrivateInfra, data: Prepared, repeat: int) -> IngestResult:
         checks["naive"] = check_graph(infra, naive_reference, "naive")
         print(f"  ingest repeat {i + 1}/{repeat}: limit", flush=True)
         lim.append(pipeline.limit(infra, data))
+        assert data.bare is not None, "the ingest part needs the fold of the bare events"
         checks["limit"] = check_graph(infra, data.bare, "limit")
     rates = {
         "ours (Kafka -> projector -> Neo4j)": n / median(ours),

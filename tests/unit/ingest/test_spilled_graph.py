@@ -47,6 +47,12 @@ def test_the_spilled_fold_hands_over_the_in_memory_graph(
     assert compare(memory, spilled) == []
 
 
+def test_it_refuses_to_be_used_as_a_batch_writer(folds: tuple[MemoryGraph, SpilledGraph]) -> None:
+    _, spilled = folds
+    with pytest.raises(TypeError, match="apply events one by one"):
+        spilled.write([])
+
+
 def test_a_copy_of_an_applied_event_changes_nothing(
     folds: tuple[MemoryGraph, SpilledGraph], events: list[Event]
 ) -> None:

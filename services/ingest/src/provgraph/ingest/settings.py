@@ -61,7 +61,7 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     # `replay` and `verify` stop with an error when a partition gives no record for this long.
     log_read_stall_s: float = Field(default=120.0, gt=0)
     # Where `verify` keeps the log's applied events and metric series while it folds the log
-    # (about 0.5 KB an event, deleted afterwards); default: the system's temporary folder.
+    # (about 0.7 KB an event, deleted afterwards); default: the system's temporary folder.
     # Its memory then grows with the graph's entities, not with the events.
     verify_spill_dir: str | None = None
     dead_letter_timeout_s: float = 30.0

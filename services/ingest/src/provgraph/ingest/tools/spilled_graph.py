@@ -16,12 +16,13 @@ import pickle
 import shutil
 import tempfile
 from collections import defaultdict
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from provgraph.ingest.projection import event_props
+from provgraph.ingest.ports import PartitionOffset
+from provgraph.ingest.projection import EventMutations, event_props
 from provgraph.ingest.projection.canonical import PARTS, Sink, event_key, part_of
 from provgraph.ingest.projection.merge import apply_series
 from provgraph.ingest.projection.mutations import EventRecord, SeriesUpsert
@@ -80,9 +81,10 @@ class PartFiles(Generic[T]):
 
 
 class SpilledGraph(MemoryGraph):
-    """`MemoryGraph` with applied events and metric series on disk (in `folder`, default a
-    new temporary folder, removed on `close`). Hands the same graph to a sink; for `verify`,
-    which only applies and emits (its `events` and `series` stay empty)."""
+    """`MemoryGraph` with applied events and metric series on disk (in a new folder inside
+    `folder`, default the system's temporary folder, removed on `close`). Hands the same
+    graph to a sink; for `verify`, which only applies and emits (its `events` and `series`
+    stay empty, and it is no batch writer)."""
 
     def __init__(self, folder: str | Path | None = None, buffer: int = SPILL_BUFFER) -> None:
         super().__init__()
@@ -92,6 +94,13 @@ class SpilledGraph(MemoryGraph):
         self.applied_ids: set[str] = set()
         self.spilled_events: PartFiles[SpilledEvent] = PartFiles(self.folder, "events", buffer)
         self.spilled_series: PartFiles[SeriesUpsert] = PartFiles(self.folder, "series", buffer)
+
+    def write(
+        self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
+    ) -> int:
+        """Not a writer: it keeps no payload hashes, so it could not refuse a copy of an
+        applied event with another payload as the writers do. Fold with `apply`."""
+        raise TypeError("SpilledGraph is verify's fold: apply events one by one, not batches")
 
     def applied(self, event_id: str) -> bool:
         """True when an event with this id was applied."""

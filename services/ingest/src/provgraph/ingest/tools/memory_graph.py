@@ -69,6 +69,8 @@ from provgraph.schemas.storage import (
 )
 
 EdgeKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
+# The event types whose first logging the discipline facts read (`graphread._FIRST_LOGGED`).
+_FIRST_LOGGED_TYPES = frozenset({DATASET_VERSION_CREATED, MODEL_EVALUATED})
 _INFERRED_ITEMS = tuple(sorted(INFERRED_KEY.items()))
 
 
@@ -184,9 +186,11 @@ class MemoryGraph(BatchWriter, GraphView):
             self._resolve(dataset)
         record = change.record
         self._keep_event(record)
-        for node_id in record.touched:  # as `graphread` reads it: the earliest by type
-            key, at = (record.event_type, node_id), record.logged_at or record.occurred_at
-            self._first_logged[key] = min(self._first_logged.get(key, at), at)
+        if record.event_type in _FIRST_LOGGED_TYPES:  # as `graphread` reads it: the earliest
+            at = record.logged_at or record.occurred_at
+            for node_id in record.touched:
+                key = (record.event_type, node_id)
+                self._first_logged[key] = min(self._first_logged.get(key, at), at)
         return True
 
     def applied(self, event_id: str) -> bool:

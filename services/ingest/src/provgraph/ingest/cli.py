@@ -59,12 +59,14 @@ def _verify(args: argparse.Namespace) -> int:
     from provgraph.ingest.tools.verify import verify
 
     settings = _settings(args)
-    progress = Progress(log_size(settings))
-
-    def folded() -> None:
-        print(f"\nverify: log folded in {progress.elapsed():.1f}s; comparing", file=sys.stderr)
-
     with settings.neo4j_driver() as driver:
+        # A refused login or an unreachable Neo4j is said before the fold, which can take hours.
+        driver.verify_connectivity()
+        progress = Progress(log_size(settings))
+
+        def folded() -> None:
+            print(f"\nverify: log folded in {progress.elapsed():.1f}s; comparing", file=sys.stderr)
+
         differences = verify(
             settings, driver, args.project, progress=progress.advance, folded=folded
         )

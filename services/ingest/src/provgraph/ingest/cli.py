@@ -100,7 +100,7 @@ def register(sub: Any) -> None:
         "--resume", action="store_true", help="continue a stopped replay after its last batch"
     )
 
-    p = command(sub, "verify", _verify, "fold the log in memory and compare it with Neo4j")
+    p = command(sub, "verify", _verify, "fold the log and compare it with Neo4j, part by part")
     p.add_argument("--topic", help="event log topic")
     p.add_argument("--project", help="compare only this project's part of the graph")
 

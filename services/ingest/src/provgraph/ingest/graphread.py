@@ -71,9 +71,7 @@ def read_graph(
 ) -> CanonicalGraph:
     """The canonical form of the Neo4j graph, or of one project's part of it (with `parts`,
     only those parts of it)."""
-    graph = CanonicalGraph(parts=parts)
-    emit_graph(driver, graph, project, database)
-    return graph.finish()
+    return CanonicalGraph.collected(lambda sink: emit_graph(driver, sink, project, database), parts)
 
 
 def emit_graph(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -30,6 +30,11 @@ _MODULUS = 1 << 256
 def part_of(key: str) -> int:
     """The part a node (by its key) or a relationship (by its source's key) belongs to."""
     return zlib.crc32(key.encode()) & (PARTS - 1)
+
+
+def node_record(labels: list[str], props: dict[str, Any]) -> dict[str, Any]:
+    """A node's canonical record: sorted labels, plain properties (lists as JSON arrays)."""
+    return {"labels": sorted(labels), "props": _plain(props)}
 
 
 class Sink(Protocol):
@@ -60,7 +65,7 @@ class CanonicalGraph:
     def add_node(self, key: str, labels: list[str], props: dict[str, Any]) -> None:
         """Record one node; lists become JSON arrays either way."""
         if self.parts is None or part_of(key) in self.parts:
-            self.nodes[key] = {"labels": sorted(labels), "props": _plain(props)}
+            self.nodes[key] = node_record(labels, props)
 
     def add_edge(self, src: str, rel: str, dst: str, props: dict[str, Any]) -> None:
         """Record one relationship."""
@@ -73,6 +78,15 @@ class CanonicalGraph:
         pairs = sorted(zip(self.edges, self._sources, strict=True))
         self.edges, self._sources = [e for e, _ in pairs], [s for _, s in pairs]
         return self
+
+    @classmethod
+    def collected(
+        cls, emit: Callable[[Sink], None], parts: Collection[int] | None = None
+    ) -> CanonicalGraph:
+        """The canonical graph of what `emit` hands to a sink (with `parts`, only those)."""
+        graph = cls(parts=parts)
+        emit(graph)
+        return graph.finish()
 
     def summary(self) -> Summary:
         """The digests of this graph's parts, as a `Summary` fed the same graph computes."""
@@ -101,7 +115,7 @@ class Summary:
 
     def add_node(self, key: str, labels: list[str], props: dict[str, Any]) -> None:
         """Add one node."""
-        self.add_item(key, node_text(key, {"labels": sorted(labels), "props": _plain(props)}))
+        self.add_item(key, node_text(key, node_record(labels, props)))
 
     def add_edge(self, src: str, rel: str, dst: str, props: dict[str, Any]) -> None:
         """Add one relationship."""

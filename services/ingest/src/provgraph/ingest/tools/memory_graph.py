@@ -280,9 +280,7 @@ class MemoryGraph(BatchWriter, GraphView):
     ) -> CanonicalGraph:
         """The canonical form; with `project`, only its nodes and their outgoing edges; with
         `parts`, only those parts."""
-        graph = CanonicalGraph(parts=parts)
-        self.emit(graph, project)
-        return graph.finish()
+        return CanonicalGraph.collected(lambda sink: self.emit(sink, project), parts)
 
     def emit(self, sink: Sink, project: str | None = None) -> None:
         """Hand the graph (with `project`, its nodes and their outgoing edges) to `sink`."""

@@ -40,13 +40,12 @@ def _quiet(_count: int) -> None:
 
 def fold_log_into(
     graph: MemoryGraph, settings: IngestSettings, progress: Progress = _quiet
-) -> MemoryGraph:
+) -> None:
     """Fold the whole log into `graph` by the same pure projection, with the projector's
-    screens event by event (ownership, then the records discipline); return `graph`."""
+    screens event by event (ownership, then the records discipline)."""
     for change in fold_log(settings, progress):
         if owned(graph, [change]) and disciplined(graph, [change]):
             graph.apply(change)
-    return graph
 
 
 @contextmanager

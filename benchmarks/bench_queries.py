@@ -38,6 +38,10 @@ _GQL_IMPACT = "query($id: ID!) { impact(id: $id) { node { id } path { nodes { id
 _GQL_DIFF = "query($a: ID!, $b: ID!) { diff(a: $a, b: $b) }"
 _GQL_REPRODUCE = "query($id: ID!) { reproduce(id: $id) }"
 _GQL_COMPARE = "query($e: ID!) { compare(experiment: $e) { runs { id check { flagged } } } }"
+_GQL_EFFECTS = (
+    'query($p: String!) { effects(project: $p, metric: "final:loss") '
+    "{ pairs effects { label pairs meanDelta failed } } }"
+)
 _GQL_BEST = (
     'query($m: String!) { bestModelVersion(model: $m, metric: "mmlu", higherIsBetter: true) '
     "{ evaluationSets { versions } } }"
@@ -118,6 +122,14 @@ class Sides:
                 "graphql": lambda: self.gql.execute(_GQL_COMPARE, e=a),
                 "raw (recipes via driver)": lambda: compare(everything, experiment=a),
             }
+        if kind == "effects":  # a: a project
+            effects = Comparisons(self.gql.readers.compare, 500).effects
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_EFFECTS, p=a),
+                "raw (recipes via driver)": lambda: effects(
+                    everything, project=a, metric="final:loss"
+                ),
+            }
         if kind == "best":  # a: a model id
             best = BestAndEnvironments(self.gql.readers.best_env, self.gql.recipes).best
             return {
@@ -194,6 +206,8 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     rows.append(("dossier", _measure([sides.recipes("dossier", t, "") for t in tops], samples)))
     experiments = [sides.recipes("compare", f"experiment:{p}/exp-3", "") for p in projects]
     rows.append(("compare", _measure(experiments, samples)))
+    # Every one-change pair of a project: its latest 5,000 runs read and checked.
+    rows.append(("effects", _measure([sides.recipes("effects", p, "") for p in projects], samples)))
     models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]
     rows.append(("best", _measure(models, samples)))
     rows.append(("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples)))

@@ -286,3 +286,42 @@ class CompareReadsContract:
         }
         named = _answer(reads.compared_runs(None, [graph.id("n9")], 1, both))[3]
         assert named == [_canonical(everything)]
+
+    @staticmethod
+    def _latest_started(graph: KeyedGraph, *keys: str) -> list[str]:
+        """`keys` in `project_runs`' order: latest start (else first seen), then highest id."""
+
+        def rank(key: str) -> tuple[str, str]:
+            props = graph.props(key)
+            return str(props.get("started_at") or props[FIRST_SEEN_AT]), str(props["id"])
+
+        return sorted(keys, key=rank, reverse=True)
+
+    def test_a_projects_runs_in_experiments_latest_started_first(
+        self, reads: CompareReads, graph: KeyedGraph
+    ) -> None:
+        only_a, both = graph.scopes()
+        a, b = graph.a, graph.b
+        # lone is in no experiment, deleted is deleted, theirs is b's; bx is a's run in b's
+        # experiment, seen only by a caller who may read b.
+        for scope, keys in ((only_a, list(_MEMBERS)), (both, [*_MEMBERS, "bx"])):
+            order = [graph.id(k) for k in self._latest_started(graph, *keys)]
+            found = reads.project_runs(a, 100, scope)
+            assert [r["run"]["id"] for r in found] == order
+            cut = reads.project_runs(a, LIMIT, scope)
+            assert [r["run"]["id"] for r in cut] == order[:LIMIT]
+        assert [r["run"]["id"] for r in reads.project_runs(b, 100, both)] == [
+            graph.id(k) for k in self._latest_started(graph, "spy", "theirs")
+        ]
+        assert reads.project_runs(b, 100, only_a) == []
+        assert reads.project_runs("nowhere", 100, both) == []
+
+    def test_a_projects_run_is_recorded_as_compare_records_it(
+        self, reads: CompareReads, graph: KeyedGraph
+    ) -> None:
+        only_a, both = graph.scopes()
+        for scope in (only_a, both):
+            (compared,) = reads.compared_runs(None, [graph.id("n9")], 1, scope).runs
+            listed = reads.project_runs(graph.a, 100, scope)
+            (mine,) = [r for r in listed if r["run"]["id"] == graph.id("n9")]
+            assert _canonical(mine) == _canonical(compared)

@@ -87,6 +87,33 @@ def _index(label: str, prop: str) -> str:
     return f"CREATE INDEX {label.lower()}_{prop} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
 
 
+LESSONS_INDEX = "lessons"
+"""The full-text index (Neo4j's own, Lucene) over what people wrote down: `provgraph search`."""
+LESSONS_ANALYZER = "english"
+"""Lucene's English analyser: English stop words left out, words stemmed (`diverged` finds
+`diverge`, `memories` finds `memory`)."""
+LESSON_FIELDS: dict[str, tuple[str, ...]] = {
+    Label.EXPERIMENT: ("goal", "description"),
+    Label.RUN: ("conclusion", "error_message", "abort_reason"),
+    Label.DATASET: ("description",),
+    Label.DATASET_VERSION: ("change_note",),
+    Label.MODEL_VERSION: ("description",),
+    Label.DEPLOYMENT: ("feedback_incidents_json",),
+}
+"""The properties the lessons index holds, by label: goals, conclusions, error messages and
+abort reasons, descriptions, change notes, and production feedback (incidents)."""
+
+
+def _lessons_index() -> str:
+    labels = "|".join(LESSON_FIELDS)
+    props = sorted({p for fields in LESSON_FIELDS.values() for p in fields})
+    keys = ", ".join(f"n.{p}" for p in props)
+    return (
+        f"CREATE FULLTEXT INDEX {LESSONS_INDEX} IF NOT EXISTS FOR (n:{labels}) ON EACH [{keys}] "
+        f"OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{LESSONS_ANALYZER}'}}}}"
+    )
+
+
 def schema_statements() -> list[str]:
     """Every constraint and index, idempotent (IF NOT EXISTS): apply them in any order, any time.
 
@@ -100,4 +127,5 @@ def schema_statements() -> list[str]:
     statements.append(_unique(APPLIED_EVENT_LABEL, "event_id"))
     statements.append(_unique(METRIC_SERIES_LABEL, "id"))
     statements.append(_index(METRIC_SERIES_LABEL, "run"))  # a run's series, by its id
+    statements.append(_lessons_index())
     return statements

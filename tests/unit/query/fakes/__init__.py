@@ -12,6 +12,7 @@ from fakes.compliance import FakeComplianceReads
 from fakes.digest import FakeDigestReads
 from fakes.dossier import FakeDossierReads
 from fakes.feedback import FakeFeedbackReads
+from fakes.lessons import FakeLessonReads
 from fakes.marquez import FakeMarquezReads
 from fakes.prov import FakeProvReads
 from fakes.recipes import FakeRecipeReads
@@ -24,6 +25,7 @@ from provgraph.query.read.compliance_reads import ComplianceReads
 from provgraph.query.read.digest_reads import DigestReads
 from provgraph.query.read.dossier_reads import DossierReads
 from provgraph.query.read.feedback_reads import FeedbackReads
+from provgraph.query.read.lesson_reads import LessonReads
 from provgraph.query.read.ports import MarquezReads
 from provgraph.query.read.prov_reads import ProvReads
 from provgraph.query.read.readers import Readers
@@ -39,6 +41,7 @@ __all__ = [
     "FakeDigestReads",
     "FakeDossierReads",
     "FakeFeedbackReads",
+    "FakeLessonReads",
     "FakeMarquezReads",
     "FakeProvReads",
     "FakeRecipeReads",
@@ -64,6 +67,7 @@ def fake_readers(
     retention: RetentionReads | None = None,
     compliance: ComplianceReads | None = None,
     records: RecordsReads | None = None,
+    lessons: LessonReads | None = None,
 ) -> Readers:
     """Every reader in memory: `graph` (an empty graph by default) and its column reads, and
     the fakes given; each other port a fake that knows nothing."""
@@ -83,4 +87,5 @@ def fake_readers(
         retention=retention or FakeRetentionReads(),
         compliance=compliance or FakeComplianceReads(),
         records=records or FakeRecordsReads(),
+        lessons=lessons or FakeLessonReads(),
     )

@@ -29,13 +29,21 @@ def _newest_first(run: NodeView) -> tuple[Any, ...]:
     return (number if number is not None else -1, started is None, started or "", run.id)
 
 
+def _latest_started(run: NodeView) -> tuple[str, str]:
+    """The key of `project_runs`' order, taken in reverse: start (else first seen), then id."""
+    props = stored(run)
+    return str(props.get("started_at") or props.get(FIRST_SEEN_AT) or ""), run.id
+
+
 class FakeCompareReads:
     """The graph of `nodes` and `edges` (none by default: every experiment and run is
-    missing). Every call is kept as (experiment, ids, limit, scope)."""
+    missing). Every call is kept: `asked` (experiment, ids, limit, scope) and
+    `asked_projects` (project, limit, scope)."""
 
     def __init__(self, nodes: Sequence[NodeView] = (), edges: Sequence[EdgeView] = ()) -> None:
         self.graph = ViewGraph(nodes, edges)
         self.asked: list[tuple[str | None, list[str], int, Scope]] = []
+        self.asked_projects: list[tuple[str, int, Scope]] = []
 
     @classmethod
     def from_records(
@@ -64,6 +72,18 @@ class FakeCompareReads:
         extra = [r for r in named if r is not None and r.id not in have]
         runs = [self._record(r, scope) for r in members + extra]
         return ComparedRuns(found is not None, len(members), runs)
+
+    def project_runs(self, project: str, limit: int, scope: Scope) -> list[Record]:
+        self.asked_projects.append((project, limit, scope))
+        runs = [
+            n
+            for n in self.graph.every(scope, Label.RUN)
+            if n.project == project
+            and n.deleted_at is None
+            and self.graph.targets(n.id, Rel.PART_OF, scope, Label.EXPERIMENT)
+        ]
+        runs.sort(key=_latest_started, reverse=True)
+        return [self._record(r, scope) for r in runs[:limit]]
 
     def _members(self, experiment: str, scope: Scope) -> list[NodeView]:
         runs = self.graph.sources(experiment, Rel.PART_OF, scope, Label.RUN)

@@ -1,5 +1,7 @@
 """`provgraph compare EXPERIMENT | RUN...`: runs side by side, and the one-change-at-a-time
 check (`--check` exits 3 when a comparison is flagged: more than one setting differs).
+`provgraph effects --project P --metric M`: what each single change did, over every one-change
+pair of the project's experiments.
 
 Reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project readable
 (`connect.command_readers`). Exit codes: 0 answered, 1 not found, 2 invalid argument or a
@@ -17,7 +19,10 @@ from provgraph.query.connect import command_readers
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.compare_service import Comparisons
 from provgraph.query.recipes.compare_table import render_comparison
+from provgraph.query.recipes.effects import BY_VALUE, GROUPINGS, render_effects
+from provgraph.query.recipes.team_service import parse_instant
 from provgraph.query.terminal import add_json_option, not_found, print_answer
+from provgraph.schemas.storage import format_time
 
 FLAGGED = 3
 
@@ -44,8 +49,26 @@ def _compare(args: argparse.Namespace) -> int:
     return FLAGGED if args.check and answer["flagged"] else 0
 
 
+def _effects(args: argparse.Namespace) -> int:
+    since = format_time(parse_instant(args.since, "--since")) if args.since else None
+    with command_readers() as (readers, settings):
+        service = Comparisons(readers.compare, settings.page_max_size, settings.effects_max_runs)
+        try:
+            answer = service.effects(
+                Scope.everything(),
+                project=args.project,
+                metric=args.metric,
+                since=since,
+                group_by=args.by,
+            )
+        except NotFoundError as exc:
+            return not_found(exc.message)
+    print_answer(answer, args.json, render_effects)
+    return 0
+
+
 def register(sub: Any) -> None:
-    """Add `compare` to the `provgraph` parser."""
+    """Add `compare` and `effects` to the `provgraph` parser."""
     p = command(
         sub,
         "compare",
@@ -67,3 +90,21 @@ def register(sub: Any) -> None:
         "--check", action="store_true", help="exit 3 when more than one setting differs in a pair"
     )
     add_json_option(p)
+    e = command(
+        sub,
+        "effects",
+        _effects,
+        "what each single change did to a metric, over every one-change pair of a project",
+    )
+    e.add_argument("--project", required=True, help="the project")
+    e.add_argument(
+        "--metric", required=True, help="a metric key (final:val/loss) or name (val/loss)"
+    )
+    e.add_argument("--since", help="only pairs whose later run started at or after this time")
+    e.add_argument(
+        "--by",
+        choices=GROUPINGS,
+        default=BY_VALUE,
+        help="group numeric parameter changes by their values (default) or by factor (x2)",
+    )
+    add_json_option(e)

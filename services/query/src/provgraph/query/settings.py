@@ -25,6 +25,10 @@ class QuerySettings(Neo4jSettings, AuthSettings):
     lineage_max_limit: int = 10_000
     page_default_size: int = 50
     page_max_size: int = 500
+    # `effects`: the latest runs of a project read for one table (the earliest are left out).
+    effects_max_runs: int = Field(default=5000, ge=1)
+    # `search` (lessons): the best matches of the text the filters then narrow.
+    lessons_candidates: int = Field(default=1000, ge=1)
     read_timeout_s: float = 30.0
 
     # The read-only Cypher endpoint.

@@ -13,6 +13,8 @@ from provgraph.query.graphql.briefs import ErrorBrief
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
 from provgraph.query.recipes.compare_service import Comparisons
+from provgraph.query.recipes.team_service import parse_instant
+from provgraph.schemas.storage import format_time
 
 
 @strawberry.enum(description="The kind of a setting that differs between two runs.")
@@ -152,6 +154,84 @@ class Comparison:
     flagged: list[strawberry.ID] = strawberry.field(description="Runs whose check is flagged.")
 
 
+@strawberry.enum(description="How changes of a numeric parameter are grouped.")
+class EffectGrouping(Enum):
+    VALUE = "value"
+    FACTOR = "factor"
+
+
+@strawberry.type(description="One pair of an effect: a run and the run it was checked against.")
+class EffectPair:
+    experiment: strawberry.ID | None
+    before: strawberry.ID = strawberry.field(description="The earlier run (the comparison run).")
+    after: strawberry.ID = strawberry.field(description="The run that made the change.")
+    status: str | None = strawberry.field(description="The later run's status.")
+    delta: float | None = strawberry.field(
+        description="The later run's value minus the earlier's, when both finished with one."
+    )
+    started_at: str | None = strawberry.field(description="When the later run started.")
+
+
+@strawberry.type(description="A failure of the later runs: the error type (or message).")
+class EffectFailure:
+    error: str
+    count: int
+
+
+@strawberry.type(description="What one kind of single change did, over its one-change pairs.")
+class Effect:
+    kind: SettingKind
+    name: str = strawberry.field(description="The param, `<role> <dataset>`, or the aspect.")
+    label: str = strawberry.field(description="The change as the table prints it.")
+    before: JSON | None = strawberry.field(description="The old value (null by factor).")
+    after: JSON | None = strawberry.field(description="The new value (null by factor).")
+    factor: float | None = strawberry.field(description="new ÷ old, when grouped by factor.")
+    pairs: int = strawberry.field(description="One-change pairs with this change.")
+    measured: int = strawberry.field(description="Pairs where both runs have the metric.")
+    mean_delta: float | None
+    spread: float | None = strawberry.field(description="Standard deviation of the deltas.")
+    min_delta: float | None
+    max_delta: float | None
+    failed: int = strawberry.field(description="Pairs whose later run failed.")
+    running: int = strawberry.field(description="Pairs whose later run has not finished.")
+    failures: list[EffectFailure]
+    runs: list[EffectPair]
+
+
+@strawberry.type(description="What worked: every one-change pair of a project, by change.")
+class Effects:
+    project: str
+    metric: MetricDefinition
+    since: str | None
+    group_by: EffectGrouping
+    runs_read: int = strawberry.field(description="Runs read (the latest, at most the limit).")
+    truncated: bool = strawberry.field(description="The project had more runs than were read.")
+    pairs: int = strawberry.field(description="Pairs counted: exactly one setting differs.")
+    flagged_pairs: int = strawberry.field(description="Left out: more than one setting differs.")
+    repeat_pairs: int = strawberry.field(description="Left out: no setting differs.")
+    effects: list[Effect]
+
+
+def effects_answer(answer: Mapping[str, Any]) -> Effects:
+    """The typed answer of `Comparisons.effects`."""
+    keep = ("project", "since", "runs_read", "truncated", "pairs", "flagged_pairs")
+    return Effects(
+        **{k: answer[k] for k in keep},
+        repeat_pairs=answer["repeat_pairs"],
+        metric=MetricDefinition(**answer["metric"]),
+        group_by=EffectGrouping(answer["group_by"]),
+        effects=[
+            Effect(
+                **{k: v for k, v in e.items() if k not in ("kind", "failures", "runs")},
+                kind=SettingKind(e["kind"]),
+                failures=[EffectFailure(**f) for f in e["failures"]],
+                runs=[EffectPair(**r) for r in e["runs"]],
+            )
+            for e in answer["effects"]
+        ],
+    )
+
+
 def _typed(cls: type[Any], value: Any) -> Any:
     return None if value is None else cls(**value)
 
@@ -217,7 +297,10 @@ class CompareQuery:
         sort_by: str | None = None,
     ) -> Comparison:
         ctx = info.context
-        service = Comparisons(ctx.readers.compare, ctx.settings.page_max_size)
+        settings = ctx.settings
+        service = Comparisons(
+            ctx.readers.compare, settings.page_max_size, settings.effects_max_runs
+        )
         answer = await ctx.call(
             service.compare,
             ctx.scope,
@@ -228,3 +311,35 @@ class CompareQuery:
             sort_by=sort_by,
         )
         return comparison(answer)
+
+    @field(
+        description="What worked in `project`: every pair of runs of its experiments where "
+        "exactly one setting differs (a run and the previous run of its experiment by number, "
+        "as `compare` checks them), grouped by what changed, with the number of pairs, the mean "
+        "and spread of `metric`'s change (a key such as `final:val/loss`, or a name) and the "
+        "later runs' failures. Pairs with more than one change never count. `since`: an ISO "
+        "8601 time, pairs whose later run started at or after it."
+    )
+    async def effects(
+        self,
+        info: Info,
+        project: str,
+        metric: str,
+        since: str | None = None,
+        group_by: EffectGrouping = EffectGrouping.VALUE,
+    ) -> Effects:
+        ctx = info.context
+        settings = ctx.settings
+        service = Comparisons(
+            ctx.readers.compare, settings.page_max_size, settings.effects_max_runs
+        )
+        stamp = format_time(parse_instant(since, "since")) if since is not None else None
+        answer = await ctx.call(
+            service.effects,
+            ctx.scope,
+            project=project,
+            metric=metric,
+            since=stamp,
+            group_by=group_by.value,
+        )
+        return effects_answer(answer)

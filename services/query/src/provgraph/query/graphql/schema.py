@@ -22,6 +22,7 @@ from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
 from provgraph.query.graphql.execution import LeafExecution
 from provgraph.query.graphql.fields import LONG_SCALARS
+from provgraph.query.graphql.lessons import LessonsQuery
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
 from provgraph.query.graphql.query import LookupQuery
@@ -51,7 +52,15 @@ _TYPES: list[type] = [
 
 
 @strawberry.type(description="Provenance queries over the lineage graph.")
-class Query(LookupQuery, TraversalQuery, ColumnQuery, CompareQuery, BestEnvQuery, TeamQuery):
+class Query(
+    LookupQuery,
+    TraversalQuery,
+    ColumnQuery,
+    CompareQuery,
+    LessonsQuery,
+    BestEnvQuery,
+    TeamQuery,
+):
     pass
 
 

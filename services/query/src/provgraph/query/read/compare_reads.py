@@ -60,6 +60,17 @@ RETURN x IS NOT NULL AS experiment_found, size(members) AS member_count,
 """
 
 
+# The runs of `effects`: the live runs of project $project that belong to an experiment, the
+# $limit latest started (a run not yet started by its first-seen time), each with its upstream.
+PROJECT_RUNS = f"""
+MATCH (r:{Label.RUN}:{Label.ENTITY})
+WHERE r.project = $project AND {visible("r")} AND {live("r")}
+  AND EXISTS {{ (r)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT}:{Label.ENTITY}) WHERE {visible("x")} }}
+WITH r ORDER BY coalesce(r.started_at, r.{FIRST_SEEN_AT}) DESC, r.id DESC LIMIT $limit
+RETURN {_compared_run("r")} AS run
+"""
+
+
 @dataclass(frozen=True)
 class ComparedRuns:
     """What the compare read found.
@@ -85,6 +96,11 @@ class CompareReads(Protocol):
         """The live runs of `experiment` (at most `limit`, highest numbers first) and the runs
         `ids`, each with what is one step upstream of it."""
 
+    def project_runs(self, project: str, limit: int, scope: Scope) -> list[dict[str, Any]]:
+        """The live runs of `project` that are part of a (readable) experiment, at most
+        `limit`, latest started first (a run without a start by its first-seen time, then
+        highest id), as `compared_runs` records them; none when `scope` cannot read it."""
+
 
 class CompareReader:
     """`CompareReads` over Neo4j."""
@@ -103,3 +119,8 @@ class CompareReader:
             members=int(record["member_count"]),
             runs=[public_deep(r) for r in record["runs"]],
         )
+
+    def project_runs(self, project: str, limit: int, scope: Scope) -> list[dict[str, Any]]:
+        """The live runs of `project` in an experiment, at most `limit`, latest first."""
+        params = {**scope_params(scope), "project": project, "limit": limit}
+        return [public_deep(r["run"]) for r in self._session.run(PROJECT_RUNS, params)]

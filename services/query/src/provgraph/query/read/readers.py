@@ -18,6 +18,7 @@ from provgraph.query.read.compliance_reads import ComplianceReader, ComplianceRe
 from provgraph.query.read.digest_reads import DigestReader, DigestReads
 from provgraph.query.read.dossier_reads import DossierReader, DossierReads
 from provgraph.query.read.feedback_reads import FeedbackReader, FeedbackReads
+from provgraph.query.read.lesson_reads import LessonReader, LessonReads
 from provgraph.query.read.marquez_reads import MarquezReader
 from provgraph.query.read.ports import MarquezReads, ReadModel
 from provgraph.query.read.prov_reads import ProvReader, ProvReads
@@ -49,6 +50,7 @@ class Readers:
     prov: ProvReads
     compliance: ComplianceReads
     records: RecordsReads
+    lessons: LessonReads
 
 
 def neo4j_readers(
@@ -73,4 +75,5 @@ def neo4j_readers(
         prov=ProvReader(session),
         compliance=ComplianceReader(session),
         records=RecordsReader(session),
+        lessons=LessonReader(session),
     )

@@ -40,17 +40,23 @@ def metric_defs(rows: Iterable[RunRow]) -> list[MetricDef]:
     return sorted({d for row in rows for d in row.metrics})
 
 
-def sort_key(defs: Sequence[MetricDef], given: str) -> tuple[MetricDef, bool]:
-    """`[-]<source>:<name>` or `[-]<name>` (a final metric if one has the name, else the last
-    logged value) and whether descending (`-`)."""
-    descending = given.startswith("-")
-    wanted = given[1:] if descending else given
+def find_metric(defs: Sequence[MetricDef], wanted: str, argument: str) -> MetricDef:
+    """`<source>:<name>` or `<name>` (a final metric if one has the name, else the last logged
+    value); `invalid_argument` naming `argument` and the known keys when no run has it."""
     by_key = {d.key: d for d in defs}
     found = by_key.get(wanted) or by_key.get(f"{FINAL}:{wanted}") or by_key.get(f"{LAST}:{wanted}")
     if found is None:
         known = ", ".join(d.key for d in defs) or "none"
-        raise InvalidArgumentError(f"no run has the metric {wanted!r}; known: {known}", sort=given)
-    return found, descending
+        raise InvalidArgumentError(
+            f"no run has the metric {wanted!r}; known: {known}", {argument: wanted}
+        )
+    return found
+
+
+def sort_key(defs: Sequence[MetricDef], given: str) -> tuple[MetricDef, bool]:
+    """`[-]<source>:<name>` or `[-]<name>` (`find_metric`) and whether descending (`-`)."""
+    descending = given.startswith("-")
+    return find_metric(defs, given[1:] if descending else given, "sort"), descending
 
 
 def ordered(rows: Sequence[RunRow], by: tuple[MetricDef, bool] | None) -> list[RunRow]:

@@ -12,6 +12,7 @@ from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.compare_reads import ComparedRuns, CompareReads
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.compare_answer import compare_runs
+from provgraph.query.recipes.effects import BY_VALUE, effects
 from provgraph.schemas import IdKind, InvalidIdError, parse_id
 
 
@@ -29,11 +30,13 @@ def _expect(argument: str, value: str, kind: IdKind) -> str:
 
 
 class Comparisons:
-    """`compare` over a `CompareReads`; at most `max_runs` runs in one table."""
+    """`compare` and `effects` over a `CompareReads`; at most `max_runs` runs in one table,
+    and the latest `effects_max_runs` runs of a project in one effects table."""
 
-    def __init__(self, reads: CompareReads, max_runs: int) -> None:
+    def __init__(self, reads: CompareReads, max_runs: int, effects_max_runs: int = 5000) -> None:
         self._reads = reads
         self._max_runs = max_runs
+        self._effects_max_runs = effects_max_runs
 
     def compare(
         self,
@@ -62,6 +65,35 @@ class Comparisons:
             baseline=baseline,
             sort_by=sort_by,
             truncated=truncated,
+        )
+
+    def effects(
+        self,
+        scope: Scope,
+        *,
+        project: str,
+        metric: str,
+        since: str | None = None,
+        group_by: str = BY_VALUE,
+    ) -> dict[str, Any]:
+        """The effects table of `project` (`recipes/effects.py`): `not_found` when the caller
+        reads no run of it in an experiment; `since` is a stored time."""
+        if not project:
+            raise InvalidArgumentError("project: give a project", argument="project")
+        limit = self._effects_max_runs
+        records = self._reads.project_runs(project, limit + 1, scope)
+        if not records:
+            raise NotFoundError(
+                f"Not found: no run in an experiment of project {project}.",
+                missing={"project": project},
+            )
+        return effects(
+            records[:limit],
+            project=project,
+            metric=metric,
+            since=since,
+            group_by=group_by,
+            truncated=len(records) > limit,
         )
 
     def _arguments(

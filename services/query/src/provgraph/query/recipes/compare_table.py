@@ -70,7 +70,7 @@ def _row(run: Answer, roles: Sequence[str], labels: Mapping[str, str]) -> list[A
     ]
 
 
-def _change_text(change: Answer) -> str:
+def change_text(change: Answer) -> str:
     """`lr: 0.0003 -> 0.0001`; ids without their project (`train web: web@v1 -> web@v2`)."""
     kind, before, after = change["kind"], change["before"], change["after"]
     if kind == "param":
@@ -87,7 +87,7 @@ def _check_line(run: Answer, labels: Mapping[str, str]) -> str | None:
     if check["against"] is None:
         return None
     head = f"{labels[run['id']]} vs {labels.get(check['against'], check['against'])}"
-    changes = [_change_text(c) for c in check["changes"]]
+    changes = [change_text(c) for c in check["changes"]]
     if not changes:
         text = f"{head}: no setting differs"
     elif check["flagged"]:

@@ -24,6 +24,7 @@ from provgraph.query.recipes.best_env_service import BestAndEnvironments
 from provgraph.query.recipes.compare_service import Comparisons
 from provgraph.query.recipes.dossier import Dossiers
 from provgraph.query.recipes.dossier_render import render_markdown
+from provgraph.query.recipes.lessons import Lessons
 from provgraph.query.recipes.team_service import TeamQuestions
 
 DEPTHS = (1, 3, 5, 10, 20)
@@ -41,6 +42,10 @@ _GQL_COMPARE = "query($e: ID!) { compare(experiment: $e) { runs { id check { fla
 _GQL_EFFECTS = (
     'query($p: String!) { effects(project: $p, metric: "final:loss") '
     "{ pairs effects { label pairs meanDelta failed } } }"
+)
+_GQL_LESSONS = (
+    'query($p: String!) { lessons(text: "converged", project: $p, kinds: [RUN], '
+    'metric: "final:loss<10") { hits { id matches { text } } truncated } }'
 )
 _GQL_BEST = (
     'query($m: String!) { bestModelVersion(model: $m, metric: "mmlu", higherIsBetter: true) '
@@ -130,6 +135,14 @@ class Sides:
                     everything, project=a, metric="final:loss"
                 ),
             }
+        if kind == "lessons":  # a: a project
+            lessons = Lessons(self.gql.readers.lessons, 1000, 500).search
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_LESSONS, p=a),
+                "raw (recipes via driver)": lambda: lessons(
+                    "converged", everything, project=a, kinds=["run"], metric="final:loss<10"
+                ),
+            }
         if kind == "best":  # a: a model id
             best = BestAndEnvironments(self.gql.readers.best_env, self.gql.recipes).best
             return {
@@ -208,6 +221,8 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     rows.append(("compare", _measure(experiments, samples)))
     # Every one-change pair of a project: its latest 5,000 runs read and checked.
     rows.append(("effects", _measure([sides.recipes("effects", p, "") for p in projects], samples)))
+    # The full-text index, then a metric condition checked on each of its best 1,000 matches.
+    rows.append(("lessons", _measure([sides.recipes("lessons", p, "") for p in projects], samples)))
     models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]
     rows.append(("best", _measure(models, samples)))
     rows.append(("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples)))

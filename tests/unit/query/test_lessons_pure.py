@@ -159,7 +159,7 @@ def test_the_text_rendering() -> None:
     answer = _lessons(_graph()).search("plateau", EVERYTHING, kinds=["run"])
     assert render_lessons(answer) == "\n".join(
         [
-            "search 'plateau' (kinds ['run']): 1 hits",
+            "search 'plateau' (kinds run): 1 hit",
             "",
             "1. run:lm-3  Run  completed  experiment:lm/sweep",
             "   conclusion: loss plateau",

@@ -248,10 +248,15 @@ class Lessons:
 
 def render_lessons(answer: Mapping[str, Any]) -> str:
     """One block per hit: rank, id, type, status, experiment, then each matching text."""
-    filters = [f"{k} {v}" for k, v in answer["filters"].items() if v not in (None, [])]
+    filters = [
+        f"{k} {' '.join(v) if isinstance(v, list) else v}"
+        for k, v in answer["filters"].items()
+        if v not in (None, [])
+    ]
     head = f"search {answer['text']!r}" + (f" ({', '.join(filters)})" if filters else "")
     hits = answer["hits"]
-    count = f"{len(hits)} hits" + (" (more: raise --limit)" if answer["truncated"] else "")
+    count = f"{len(hits)} hit" + ("" if len(hits) == 1 else "s")
+    count += " (more: raise --limit)" if answer["truncated"] else ""
     lines = [f"{head}: {count if hits else 'no hit'}"]
     for rank, hit in enumerate(hits, 1):
         facts = [hit["type"], hit["status"], hit["experiment"]]

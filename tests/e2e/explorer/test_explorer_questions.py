@@ -1,8 +1,9 @@
 """The question pages and the model-version card, in Chromium: each shows the GraphQL answer.
 
-Impact, diff, reproduce, compare, best version, digest and the model-version card are opened
-on the demo story (the chain story where it fits); every expectation is the answer of the same
-GraphQL question with the same arguments, asked with the same token.
+Impact, diff, reproduce, compare, best version, digest, effects, the search page's lessons and
+the model-version card are opened on the demo story (the chain story where it fits); every
+expectation is the answer of the same GraphQL question with the same arguments, asked with the
+same token.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from explorer_helpers import (
@@ -80,6 +82,27 @@ _DIGEST = """query ($projects: [String!]!, $since: String!) {
   }
 }
 fragment Item on DigestItem { id modelVersion }"""
+
+_EFFECTS = """query ($project: String!, $metric: String!, $groupBy: EffectGrouping!) {
+  effects(project: $project, metric: $metric, groupBy: $groupBy) {
+    metric { key } since groupBy runsRead truncated pairs flaggedPairs repeatPairs
+    effects {
+      kind label pairs measured meanDelta spread minDelta maxDelta failed running
+      failures { error count }
+      runs { experiment before after status delta startedAt }
+    }
+  }
+}"""
+
+# Every filter the explorer sends, null when not given; `first` the API's default, as the page's.
+_LESSONS = """query ($text: String!, $project: String, $kinds: [LessonKind!], $status: String,
+                    $metric: String, $param: String, $uses: ID) {
+  lessons(text: $text, project: $project, kinds: $kinds, status: $status, metric: $metric,
+          param: $param, uses: $uses) {
+    text truncated candidates
+    hits { id type project status experiment score matches { field text } }
+  }
+}"""
 
 _MODEL_VERSION = """query ($id: ID!) { node(id: $id) {
   id
@@ -658,6 +681,331 @@ def test_digest_sections_are_the_answers(explorer: Explorer, api: Api, stories: 
     copy.click()
     expect(copy).to_have_text("Copied ✔", timeout=WAIT_MS)
     assert _without_stamps(explorer.clipboard()) == _without_stamps(digest["markdown"])
+    assert not explorer.errors
+
+
+# --------------------------------------------------------------------------------- effects
+
+_EFFECTS_TABLE = '[data-testid="effects-table"]'
+_EFFECT_ROWS = f"{_EFFECTS_TABLE} > tbody > tr[data-effect]"
+# The page shows the answer once its rows are exactly these changes, in this order.
+_EFFECTS_SHOWN = """labels => JSON.stringify([...document.querySelectorAll(
+  '[data-testid="effects-table"] > tbody > tr[data-effect]')]
+  .map(e => e.getAttribute('data-effect'))) === JSON.stringify(labels)"""
+
+
+def _signed(delta: float | None) -> str:
+    """A change of the metric as the page shows it (`lib/effects.ts`): signed, `—` for none."""
+    if delta is None:
+        return "—"
+    return f"{'+' if delta > 0 else ''}{js_text(delta)}"
+
+
+def _effect_cells(effect: dict[str, Any]) -> dict[str, str]:
+    """The page's cells of one change's row (`EffectsPage`), from the answer: the columns of
+    `provgraph effects` (change, kind, pairs, measured, mean Δ ± sd, min Δ, max Δ, failed,
+    running)."""
+    mean, spread = effect["meanDelta"], effect["spread"]
+    mean_text = "—" if mean is None else _signed(mean)
+    if mean is not None and spread is not None:
+        mean_text += f" ± {js_text(spread)}"
+    errors = ", ".join(
+        f["error"] if f["count"] == 1 else f"{f['error']} x{f['count']}" for f in effect["failures"]
+    )
+    failed = f"{effect['failed']} of {effect['pairs']}: {errors}" if effect["failed"] else "—"
+    return {
+        "label": effect["label"],
+        "kind": effect["kind"].lower(),
+        "pairs": str(effect["pairs"]),
+        "measured": str(effect["measured"]),
+        "mean": mean_text,
+        "minDelta": _signed(effect["minDelta"]),
+        "maxDelta": _signed(effect["maxDelta"]),
+        "failed": failed,
+        "running": str(effect["running"]) if effect["running"] else "—",
+    }
+
+
+def _counted_text(answer: dict[str, Any]) -> str:
+    return (
+        f"Counted: {answer['pairs']} pairs with exactly one change, of {answer['runsRead']} "
+        f"runs. Left out: {answer['flaggedPairs']} flagged (more than one change), "
+        f"{answer['repeatPairs']} with nothing changed."
+    )
+
+
+def _check_effects(explorer: Explorer, answer: dict[str, Any]) -> None:
+    """The page shows exactly the `effects` answer: a row per change with its cells, what was
+    counted and left out, and, once each row's pairs are shown, exactly its pairs of runs."""
+    effects = answer["effects"]
+    labels = [e["label"] for e in effects]
+    explorer.page.wait_for_function(_EFFECTS_SHOWN, arg=labels, timeout=WAIT_MS)
+    rows = explorer.rows(_EFFECT_ROWS, "data-col")
+    assert [r["attrs"]["data-effect"] for r in rows] == labels
+    assert [r["attrs"]["data-kind"] for r in rows] == [e["kind"] for e in effects]
+    for effect, row in zip(effects, rows, strict=True):
+        assert row["cells"] == _effect_cells(effect), effect["label"]
+    assert explorer.texts('[data-testid="effects-counted"]') == [_counted_text(answer)]
+    assert explorer.texts('[data-field="metric"]') == [answer["metric"]["key"]]
+    truncated = explorer.page.get_by_text("Truncated: the latest")
+    assert truncated.count() == (1 if answer["truncated"] else 0)
+
+    # Each row's pairs: the runs before and after (and a diff of the two), the experiment, the
+    # later run's status, the delta.
+    buttons = explorer.page.locator(f"{_EFFECT_ROWS} button")
+    for n in range(buttons.count()):
+        button = buttons.nth(n)
+        if button.get_attribute("aria-expanded") == "false":
+            button.click()
+        expect(button).to_have_attribute("aria-expanded", "true", timeout=WAIT_MS)
+    expect(explorer.page.locator(f"{_EFFECTS_TABLE} > tbody > tr[data-pairs-of]")).to_have_count(
+        len(effects), timeout=WAIT_MS
+    )
+    for effect in effects:
+        label = json.dumps(effect["label"], ensure_ascii=False)  # as a CSS string
+        pairs = explorer.rows(f"tr[data-pairs-of={label}] tbody tr", "data-col")
+        assert [(p["attrs"]["data-before"], p["attrs"]["data-after"]) for p in pairs] == [
+            (r["before"], r["after"]) for r in effect["runs"]
+        ]
+        for pair, row in zip(effect["runs"], pairs, strict=True):
+            cells = {name: text for name, text in row["cells"].items() if name != "runs"}
+            assert cells == {
+                "experiment": pair["experiment"] or "—",
+                "status": js_text(pair["status"]),
+                "delta": _signed(pair["delta"]),
+                "startedAt": js_text(pair["startedAt"]),
+            }
+            experiment = [_node_href(pair["experiment"])] if pair["experiment"] else []
+            assert row["links"] == [
+                _node_href(pair["before"]),
+                _node_href(pair["after"]),
+                *experiment,
+                _href(page_route("diff", pair["before"], pair["after"])),
+            ]
+
+
+def test_effects_table_is_the_answers(explorer: Explorer, api: Api, stories: Stories) -> None:
+    metric = "final:val/loss"
+    # Reached from a project, as the digest is; the page asks for a metric first.
+    explorer.signed_in(stories.reader, page_route("search", project=stories.demo))
+    explorer.page.get_by_role("link", name="what worked (effects)").click()
+    explorer.page.get_by_text("Name a metric").wait_for(timeout=WAIT_MS)
+    assert explorer.page.url.endswith(_href(page_route("effects", stories.demo, by="value")))
+    assert explorer.page.locator(_EFFECTS_TABLE).count() == 0
+    explorer.page.locator("input#effects-metric").fill(metric)
+    explorer.page.get_by_role("button", name="Show", exact=True).click()
+    explorer.page.locator(_EFFECTS_TABLE).wait_for(timeout=WAIT_MS)
+    route = page_route("effects", stories.demo, metric=metric, by="value")
+    assert explorer.page.url.endswith(_href(route))
+    by_value = api.data(
+        stories.reader, _EFFECTS, {"project": stories.demo, "metric": metric, "groupBy": "VALUE"}
+    )["effects"]
+    _check_effects(explorer, by_value)
+    explorer.shot("effects")
+    # What the demo holds, so that an empty answer cannot pass: exp-002's one-change pairs
+    # (the lr, the batch size, the epochs of a run still running); the sweep's run #3
+    # changed its data and its image at once, so it is left out as flagged.
+    found = {e["label"]: e for e in by_value["effects"]}
+    assert {"lr: 1e-05 -> 2e-05", "batch_size: 64 -> 32", "epochs: 3 -> 5"} <= set(found)
+    assert found["lr: 1e-05 -> 2e-05"]["measured"] == found["lr: 1e-05 -> 2e-05"]["pairs"]
+    assert found["epochs: 3 -> 5"]["running"] == found["epochs: 3 -> 5"]["pairs"]
+    assert by_value["flaggedPairs"] >= 1
+
+    # The form asks again grouped by factor: the route says so, and the page shows that answer.
+    explorer.page.locator("select#effects-by").select_option("factor")
+    explorer.page.get_by_role("button", name="Show", exact=True).click()
+    by_factor = api.data(
+        stories.reader, _EFFECTS, {"project": stories.demo, "metric": metric, "groupBy": "FACTOR"}
+    )["effects"]
+    _check_effects(explorer, by_factor)
+    explorer.shot("effects-by-factor")
+    route = page_route("effects", stories.demo, metric=metric, by="factor")
+    assert explorer.page.url.endswith(_href(route))
+    assert by_factor["groupBy"] == "FACTOR"
+    assert [e["label"] for e in by_factor["effects"]] != [e["label"] for e in by_value["effects"]]
+    assert explorer.page.locator("input#effects-metric").input_value() == metric
+    assert not explorer.errors
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    """A GraphQL error as the page's error view shows it (`ErrorView`)."""
+    return _words(f"Error ({error['extensions']['code']}): {error['message']}")
+
+
+def test_effects_shows_the_apis_errors(explorer: Explorer, api: Api, stories: Stories) -> None:
+    # A metric no run has: the API's invalid_argument names the metrics it knows.
+    variables = {"project": stories.demo, "metric": "acc", "groupBy": "VALUE"}
+    [error] = api.graphql(stories.reader, _EFFECTS, variables)["errors"]
+    assert error["extensions"]["code"] == "invalid_argument"
+    explorer.signed_in(stories.reader, page_route("effects", stories.demo, metric="acc"))
+    shown = explorer.page.locator('.error[role="alert"]')
+    shown.wait_for(timeout=WAIT_MS)
+    explorer.shot("effects-invalid-metric")
+    assert _words(shown.inner_text()) == _error_text(error)
+    assert explorer.page.locator(_EFFECTS_TABLE).count() == 0
+
+    # A project the token may not read: not_found, as for one that does not exist.
+    explorer.page.get_by_role("button", name="Sign out").click()
+    variables = {"project": stories.demo, "metric": "final:val/loss", "groupBy": "VALUE"}
+    [error] = api.graphql(stories.chain_reader, _EFFECTS, variables)["errors"]
+    assert error["extensions"]["code"] == "not_found"
+    explorer.signed_in(
+        stories.chain_reader, page_route("effects", stories.demo, metric="final:val/loss")
+    )
+    shown.wait_for(timeout=WAIT_MS)
+    assert _words(shown.inner_text()) == _error_text(error)
+    assert explorer.page.locator(_EFFECTS_TABLE).count() == 0
+    assert not explorer.errors
+
+
+# --------------------------------------------------------------------------------- lessons
+
+_LESSON_HITS = "[data-lesson-hit]"
+_OUT_OF_MEMORY = "out of memory"
+# The page shows an answer once its hits are exactly these ids, in this order.
+_LESSONS_SHOWN = """ids => JSON.stringify([...document.querySelectorAll('[data-lesson-hit]')]
+  .map(e => e.getAttribute('data-lesson-hit'))) === JSON.stringify(ids)"""
+
+
+def _lessons_variables(project: str, **filters: Any) -> dict[str, Any]:
+    """The variables the page sends for a lessons search of the demo (`lib/lessons.ts`)."""
+    base = {"kinds": None, "status": None, "metric": None, "param": None, "uses": None}
+    return {"text": _OUT_OF_MEMORY, "project": project, **base, **filters}
+
+
+def _lessons_route(**params: str) -> str:
+    """The hash route (without `#`) the page writes for a lessons search (`formatRoute`)."""
+    return f"/search?{urlencode({'mode': 'lessons', **params})}"
+
+
+def _lessons_asked(explorer: Explorer, variables: dict[str, Any]) -> Any:
+    """Wait for the answer of the page's `Lessons` request with exactly these variables."""
+
+    def asked(response: Any) -> bool:
+        body = json.loads(response.request.post_data or "{}")
+        return "query Lessons" in body.get("query", "") and body.get("variables") == variables
+
+    return explorer.page.expect_response(asked, timeout=WAIT_MS)
+
+
+def _count_text(answer: dict[str, Any]) -> str:
+    n = len(answer["hits"])
+    hits = f"{n} hit{'' if n == 1 else 's'}" if n else "No hit"
+    return f"{hits} for “{answer['text']}”{', best first' if n > 1 else ''}."
+
+
+def _check_lessons(explorer: Explorer, answer: dict[str, Any]) -> None:
+    """The page shows exactly the `lessons` answer: its hits in order, each with its id (a link
+    to its card), type, status, experiment (a link), project and score, and the texts that
+    matched as `field: text`; the count, the truncation note, the note on the filters."""
+    hits = answer["hits"]
+    ids = [h["id"] for h in hits]
+    explorer.page.wait_for_function(_LESSONS_SHOWN, arg=ids, timeout=WAIT_MS)
+    rows = explorer.rows(_LESSON_HITS, "data-col")
+    assert [r["attrs"]["data-lesson-hit"] for r in rows] == ids
+    assert [r["attrs"]["data-type"] for r in rows] == [h["type"] for h in hits]
+    for hit, row in zip(hits, rows, strict=True):
+        assert row["cells"] == {
+            "status": js_text(hit["status"]),
+            "experiment": hit["experiment"] or "—",
+            "project": js_text(hit["project"]),
+            "score": js_text(hit["score"]),
+        }, hit["id"]
+        experiment = [_node_href(hit["experiment"])] if hit["experiment"] else []
+        assert row["links"] == [_node_href(hit["id"]), *experiment]
+        selector = f"{_LESSON_HITS}[data-lesson-hit={json.dumps(hit['id'])}] [data-match-field]"
+        matches = explorer.rows(selector, "data-part")
+        assert [m["attrs"]["data-match-field"] for m in matches] == [
+            m["field"] for m in hit["matches"]
+        ]
+        assert [m["cells"] for m in matches] == [
+            {"field": m["field"], "text": m["text"].strip()} for m in hit["matches"]
+        ]
+    assert explorer.texts('[data-testid="lessons-count"]') == [_count_text(answer)]
+    truncated = explorer.page.get_by_test_id("lessons-truncated")
+    assert truncated.count() == (1 if answer["truncated"] else 0)
+    # Every search here is kept to the demo project: the page says what the filters narrowed.
+    assert explorer.texts('[data-testid="lessons-candidates"]') == [
+        f"The filters keep these of the index's best {answer['candidates']} matches of the words."
+    ]
+
+
+def _has_the_oom_run(answer: dict[str, Any], project: str) -> None:
+    """What the demo holds, so that an empty answer cannot pass: the sweep's run #3 failed with
+    `CUDA out of memory`."""
+    hits = {h["id"]: h for h in answer["hits"]}
+    run = f"run:{project}-demo-sft-003"
+    assert run in hits, list(hits)
+    assert {"field": "error_message", "text": "CUDA out of memory"} in hits[run]["matches"]
+
+
+def test_lessons_are_the_answers(explorer: Explorer, api: Api, stories: Stories) -> None:
+    project = stories.demo
+    # The search page's second mode, reached from a project's search.
+    explorer.signed_in(stories.reader, page_route("search", project=project))
+    explorer.page.get_by_role("link", name="Lessons: what earlier attempts concluded").click()
+    explorer.page.get_by_text("Give words to look for").wait_for(timeout=WAIT_MS)
+    assert explorer.page.url.endswith(_href(_lessons_route(project=project)))
+    assert explorer.page.locator(_LESSON_HITS).count() == 0
+
+    # The words alone, in the project.
+    variables = _lessons_variables(project)
+    explorer.page.locator("input#lessons-q").fill(_OUT_OF_MEMORY)
+    with _lessons_asked(explorer, variables):
+        explorer.page.get_by_role("button", name="Search", exact=True).click()
+    assert explorer.page.url.endswith(_href(_lessons_route(q=_OUT_OF_MEMORY, project=project)))
+    words = api.data(stories.reader, _LESSONS, variables)["lessons"]
+    _check_lessons(explorer, words)
+    explorer.shot("lessons")
+    _has_the_oom_run(words, project)
+
+    # Kept to failed runs by the form: the route says so, the page asks exactly that.
+    explorer.page.locator("input#lessons-kind-run").check()
+    explorer.page.locator("input#lessons-status").fill("failed")
+    variables = _lessons_variables(project, kinds=["RUN"], status="failed")
+    with _lessons_asked(explorer, variables):
+        explorer.page.get_by_role("button", name="Search", exact=True).click()
+    route = _lessons_route(q=_OUT_OF_MEMORY, project=project, kind="run", status="failed")
+    assert explorer.page.url.endswith(_href(route))
+    failed = api.data(stories.reader, _LESSONS, variables)["lessons"]
+    _check_lessons(explorer, failed)
+    explorer.shot("lessons-failed-runs")
+    _has_the_oom_run(failed, project)
+    assert {(h["type"], h["status"]) for h in failed["hits"]} == {("Run", "failed")}
+    assert explorer.page.locator("input#lessons-kind-run").is_checked()
+    assert explorer.page.locator("input#lessons-status").input_value() == "failed"
+
+    # A hit leads to its card.
+    run = f"run:{project}-demo-sft-003"
+    explorer.page.locator(f'[data-lesson-hit="{run}"] > a.node-link').click()
+    explorer.page.locator(f'[data-node-card="{run}"]').wait_for(timeout=WAIT_MS)
+    assert not explorer.errors
+
+
+def test_lessons_show_the_apis_errors(explorer: Explorer, api: Api, stories: Stories) -> None:
+    project = stories.demo
+    # A metric that is not a condition: the API's invalid_argument says what one looks like.
+    metric = "final:val/loss"
+    variables = _lessons_variables(project, metric=metric)
+    [error] = api.graphql(stories.reader, _LESSONS, variables)["errors"]
+    assert error["extensions"]["code"] == "invalid_argument"
+    explorer.signed_in(stories.reader, _lessons_route(q=_OUT_OF_MEMORY, project=project))
+    explorer.page.locator(_LESSON_HITS).first.wait_for(timeout=WAIT_MS)
+    explorer.page.locator("input#lessons-metric").fill(metric)
+    with _lessons_asked(explorer, variables):
+        explorer.page.get_by_role("button", name="Search", exact=True).click()
+    shown = explorer.page.locator('.error[role="alert"]')
+    shown.wait_for(timeout=WAIT_MS)
+    explorer.shot("lessons-invalid-metric")
+    route = _lessons_route(q=_OUT_OF_MEMORY, project=project, metric=metric)
+    assert explorer.page.url.endswith(_href(route))
+    assert _words(shown.inner_text()) == _error_text(error)
+    assert explorer.page.locator(_LESSON_HITS).count() == 0
+    assert explorer.page.locator("input#lessons-metric").input_value() == metric
     assert not explorer.errors
 
 

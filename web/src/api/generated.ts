@@ -9,6 +9,19 @@ export type Direction =
   | 'DOWNSTREAM'
   | 'UPSTREAM';
 
+/** How changes of a numeric parameter are grouped. */
+export type EffectGrouping =
+  | 'FACTOR'
+  | 'VALUE';
+
+/** What a lessons search may be kept to. */
+export type LessonKind =
+  | 'DATASET'
+  | 'DEPLOYMENT'
+  | 'EXPERIMENT'
+  | 'MODEL'
+  | 'RUN';
+
 /** The node types of the lineage graph. */
 export type NodeType =
   | 'CHECKPOINT'
@@ -389,3 +402,26 @@ export type DigestQuery = { digest: { projects: Array<string>, since: string, un
 export type DigestRunFieldsFragment = { id: string, name: string | null, runNumber: number | null, experiment: string | null, status: string | null, person: string, personBasis: string, startedAt: string | null, endedAt: string | null, error: { type: string | null, message: string | null } | null };
 
 export type DigestItemFieldsFragment = { eventType: string, at: string, id: string | null, name: string | null, version: string | null, person: string, personBasis: string, toStatus: string | null, modelVersion: string | null };
+
+export type EffectsQueryVariables = Exact<{
+  project: string;
+  metric: string;
+  since?: string | null | undefined;
+  groupBy: EffectGrouping;
+}>;
+
+
+export type EffectsQuery = { effects: { project: string, since: string | null, groupBy: EffectGrouping, runsRead: number, truncated: boolean, pairs: number, flaggedPairs: number, repeatPairs: number, metric: { key: string, source: string, name: string, split: string | null, metric: string }, effects: Array<{ kind: SettingKind, name: string, label: string, before: Json | null, after: Json | null, factor: number | null, pairs: number, measured: number, meanDelta: number | null, spread: number | null, minDelta: number | null, maxDelta: number | null, failed: number, running: number, failures: Array<{ error: string, count: number }>, runs: Array<{ experiment: string | null, before: string, after: string, status: string | null, delta: number | null, startedAt: string | null }> }> } };
+
+export type LessonsQueryVariables = Exact<{
+  text: string;
+  project?: string | null | undefined;
+  kinds?: Array<LessonKind> | LessonKind | null | undefined;
+  status?: string | null | undefined;
+  metric?: string | null | undefined;
+  param?: string | null | undefined;
+  uses?: string | number | null | undefined;
+}>;
+
+
+export type LessonsQuery = { lessons: { text: string, query: string, truncated: boolean, candidates: number, hits: Array<{ id: string, type: string, project: string | null, name: string | null, status: string | null, experiment: string | null, score: number, matches: Array<{ field: string, text: string }> }> } };

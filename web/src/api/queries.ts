@@ -331,6 +331,60 @@ export const DIGEST_QUERY = typed<G.DigestQuery, G.DigestQueryVariables>(/* Grap
   }
 `);
 
+/**
+ * What worked in a project: its one-change pairs grouped by what changed, with the change of
+ * one metric over each group's pairs, its failures, and the pairs themselves.
+ */
+export const EFFECTS_QUERY = typed<G.EffectsQuery, G.EffectsQueryVariables>(/* GraphQL */ `
+  query Effects($project: String!, $metric: String!, $since: String, $groupBy: EffectGrouping!) {
+    effects(project: $project, metric: $metric, since: $since, groupBy: $groupBy) {
+      project since groupBy runsRead truncated pairs flaggedPairs repeatPairs
+      metric { key source name split metric }
+      effects {
+        kind name label before after factor
+        pairs measured meanDelta spread minDelta maxDelta failed running
+        failures { error count }
+        runs { experiment before after status delta startedAt }
+      }
+    }
+  }
+`);
+
+/**
+ * Lessons: what earlier attempts concluded (goals, conclusions, errors, abort reasons,
+ * descriptions, change notes, incidents), by the full-text index, best first, each hit with the
+ * texts that matched; kept to a project, kinds, a status, a metric condition, a param, a dataset
+ * version used.
+ */
+export const LESSONS_QUERY = typed<G.LessonsQuery, G.LessonsQueryVariables>(/* GraphQL */ `
+  query Lessons(
+    $text: String!
+    $project: String
+    $kinds: [LessonKind!]
+    $status: String
+    $metric: String
+    $param: String
+    $uses: ID
+  ) {
+    lessons(
+      text: $text
+      project: $project
+      kinds: $kinds
+      status: $status
+      metric: $metric
+      param: $param
+      uses: $uses
+      first: 20
+    ) {
+      text query truncated candidates
+      hits {
+        id type project name status experiment score
+        matches { field text }
+      }
+    }
+  }
+`);
+
 /** Every document, by name: what the validation test walks. */
 export const ALL_QUERIES: Readonly<Record<string, string>> = {
   WHOIS_QUERY,
@@ -346,4 +400,6 @@ export const ALL_QUERIES: Readonly<Record<string, string>> = {
   COMPARE_QUERY,
   BEST_QUERY,
   DIGEST_QUERY,
+  EFFECTS_QUERY,
+  LESSONS_QUERY,
 };

@@ -77,3 +77,20 @@ export type EvaluationSet = NonNullable<G.BestQuery["bestModelVersion"]>["evalua
 export type DigestRun = G.DigestRunFieldsFragment;
 
 export type DigestItem = G.DigestItemFieldsFragment;
+
+export type EffectsAnswer = G.EffectsQuery["effects"];
+
+/** One row of the effects table: a change and what it did over its one-change pairs. */
+export type Effect = EffectsAnswer["effects"][number];
+
+/** One pair of an effect: the earlier run and the later one that made the change. */
+export type EffectPair = Effect["runs"][number];
+
+/** LESSONS_QUERY's answer: the hits, best first, and whether more matched. */
+export type LessonSearch = G.LessonsQuery["lessons"];
+
+/** One hit of a lessons search: a node, with the texts of it that matched. */
+export type LessonHit = LessonSearch["hits"][number];
+
+/** What a lessons search may be kept to, as the API names it (`RUN`...). */
+export type LessonKind = G.LessonKind;

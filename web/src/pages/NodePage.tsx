@@ -56,6 +56,7 @@ function Actions({ node }: { node: NodeCard }) {
         <a href={formatRoute({ page: "best", model: node.id, metric: "", dataset: "", project: "", higher: false })}>Best version</a>
       )}
       {node.project && <a href={link.digest(node.project)}>Project digest</a>}
+      {node.project && <a href={link.effects(node.project)}>What worked in the project</a>}
     </nav>
   );
 }

@@ -9,6 +9,7 @@ const ComparePage = lazy(() => import("./ComparePage").then((m) => ({ default: m
 const DiffPage = lazy(() => import("./DiffPage").then((m) => ({ default: m.DiffPage })));
 const DigestPage = lazy(() => import("./DigestPage").then((m) => ({ default: m.DigestPage })));
 const DossierPage = lazy(() => import("./DossierPage").then((m) => ({ default: m.DossierPage })));
+const EffectsPage = lazy(() => import("./EffectsPage").then((m) => ({ default: m.EffectsPage })));
 const ImpactPage = lazy(() => import("./ImpactPage").then((m) => ({ default: m.ImpactPage })));
 const LineagePage = lazy(() => import("./LineagePage").then((m) => ({ default: m.LineagePage })));
 const NodePage = lazy(() => import("./NodePage").then((m) => ({ default: m.NodePage })));
@@ -45,6 +46,8 @@ function page(route: Route): ReactNode {
       return <BestPage route={route} />;
     case "digest":
       return <DigestPage route={route} />;
+    case "effects":
+      return <EffectsPage route={route} />;
     case "unknown":
       return (
         <section className="not-found">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiDirection, formatRoute, link, parseRoute, type Route } from "./route";
+import { apiDirection, apiGrouping, apiLessonKinds, formatRoute, link, parseRoute, type Route } from "./route";
 
 describe("parseRoute", () => {
   it("reads a lineage link with every argument", () => {
@@ -32,6 +32,41 @@ describe("parseRoute", () => {
       page: "search", q: "resnet", type: "RUN", project: "vision",
     });
     expect(parseRoute("")).toEqual({ page: "search", q: "", type: "", project: "" });
+  });
+
+  it("reads a lessons search with every filter", () => {
+    expect(
+      parseRoute(
+        "#/search?mode=lessons&q=out+of+memory&project=demo-llm&kind=run&status=failed&metric=final%3Aval%2Floss%3C1.5&param=lr%3D2e-5&uses=dataset%3Ademo-llm%2Finstruct%40v2",
+      ),
+    ).toEqual({
+      page: "search",
+      mode: "lessons",
+      q: "out of memory",
+      project: "demo-llm",
+      kinds: ["run"],
+      status: "failed",
+      metric: "final:val/loss<1.5",
+      param: "lr=2e-5",
+      uses: "dataset:demo-llm/instruct@v2",
+    });
+  });
+
+  it("reads a lessons search's kinds repeated or comma-separated, lower case, once each", () => {
+    expect(parseRoute("#/search?mode=lessons&q=oom&kind=run&kind=Model")).toMatchObject({ kinds: ["run", "model"] });
+    expect(parseRoute("#/search?mode=lessons&q=oom&kind=run,experiment&kind=run")).toMatchObject({ kinds: ["run", "experiment"] });
+    expect(parseRoute("#/search?mode=lessons")).toEqual({
+      page: "search", mode: "lessons", q: "", project: "", kinds: [], status: "", metric: "", param: "", uses: "",
+    });
+  });
+
+  it("reads a search without a mode, or with another one, as the search by name it always was", () => {
+    expect(parseRoute("#/search?q=resnet&type=RUN&project=vision&kind=run")).toEqual({
+      page: "search", q: "resnet", type: "RUN", project: "vision",
+    });
+    expect(parseRoute("#/search?mode=names&q=resnet")).toEqual({ page: "search", q: "resnet", type: "", project: "" });
+    expect(parseRoute("#/search?mode=sideways")).toEqual({ page: "search", q: "", type: "", project: "" });
+    expect(parseRoute("#/search")).toEqual({ page: "search", q: "", type: "", project: "" });
   });
 
   it("reads an id whose / was not encoded (a link typed or pasted by hand)", () => {
@@ -68,11 +103,39 @@ describe("parseRoute", () => {
       until: "2026-01-12T00:00:00Z",
     });
   });
+
+  it("reads an effects link with every argument", () => {
+    expect(parseRoute("#/effects/demo-llm?metric=final%3Aval%2Floss&by=factor&since=2026-01-12T00%3A00%3A00Z")).toEqual({
+      page: "effects",
+      project: "demo-llm",
+      metric: "final:val/loss",
+      by: "factor",
+      since: "2026-01-12T00:00:00Z",
+    });
+  });
+
+  it("defaults effects to grouping by value, every pair, no metric yet", () => {
+    expect(parseRoute("#/effects/demo-llm")).toEqual({ page: "effects", project: "demo-llm", metric: "", by: "value", since: "" });
+    expect(parseRoute("#/effects/demo-llm?metric=val/loss&by=sideways")).toMatchObject({ metric: "val/loss", by: "value" });
+    expect(parseRoute("#/effects")).toEqual({ page: "unknown", hash: "/effects" });
+  });
 });
 
 describe("formatRoute", () => {
   const routes: Route[] = [
     { page: "search", q: "a b", type: "RUN", project: "p" },
+    {
+      page: "search",
+      mode: "lessons",
+      q: "out of memory",
+      project: "demo llm",
+      kinds: ["run", "model"],
+      status: "failed",
+      metric: "final:val/loss<1.5",
+      param: "lr=2e-5",
+      uses: "dataset:p/x@v1",
+    },
+    { page: "search", mode: "lessons", q: "", project: "", kinds: [], status: "", metric: "", param: "", uses: "" },
     { page: "lineage", id: "dsv:p/x@v2", direction: "both", depth: 7, types: ["RUN"], asOf: "2026-01-01T00:00:00Z" },
     { page: "impact", id: "ckpt:1" },
     { page: "reproduce", id: "model:p/m@1" },
@@ -81,6 +144,9 @@ describe("formatRoute", () => {
     { page: "best", model: "model:p/m", metric: "acc", dataset: "dsv:p/t@1", project: "", higher: true },
     { page: "digest", project: "vision", since: "24h", until: "" },
     { page: "digest", project: "demo llm", since: "7d", until: "2026-01-12T00:00:00+01:00" },
+    { page: "effects", project: "demo-llm", metric: "final:val/loss", by: "value", since: "" },
+    { page: "effects", project: "demo llm", metric: "val/loss", by: "factor", since: "2026-01-12T00:00:00+01:00" },
+    { page: "effects", project: "demo-llm", metric: "", by: "value", since: "" },
   ];
   for (const route of routes) {
     it(`round-trips ${route.page}`, () => {
@@ -93,10 +159,48 @@ describe("formatRoute", () => {
     expect(formatRoute({ page: "digest", project: "vision", since: "7d", until: "" })).toBe("#/digest/vision?since=7d");
   });
 
+  it("writes a lessons search: the mode first, each kind as its own argument", () => {
+    expect(
+      formatRoute({
+        page: "search",
+        mode: "lessons",
+        q: "out of memory",
+        project: "demo-llm",
+        kinds: ["run"],
+        status: "failed",
+        metric: "final:val/loss<1.5",
+        param: "lr=2e-5",
+        uses: "dataset:p/x@v1",
+      }),
+    ).toBe("#/search?mode=lessons&q=out+of+memory&project=demo-llm&kind=run&status=failed&metric=final%3Aval%2Floss%3C1.5&param=lr%3D2e-5&uses=dataset%3Ap%2Fx%40v1");
+    expect(link.lessons("oom", "", { kinds: ["run", "model"] })).toBe("#/search?mode=lessons&q=oom&kind=run&kind=model");
+    expect(link.lessons()).toBe("#/search?mode=lessons");
+    // The search by name keeps the links it always had.
+    expect(link.search("resnet", "vision")).toBe("#/search?q=resnet&project=vision");
+    expect(formatRoute({ page: "search", q: "a b", type: "RUN", project: "p" })).toBe("#/search?q=a+b&type=RUN&project=p");
+  });
+
+  it("maps lesson kinds to the API enum", () => {
+    expect(apiLessonKinds(["run", "dataset", "model"])).toEqual(["RUN", "DATASET", "MODEL"]);
+  });
+
   it("writes the end of a digest window", () => {
     expect(formatRoute({ page: "digest", project: "vision", since: "7d", until: "2026-01-12T00:00:00Z" })).toBe(
       "#/digest/vision?since=7d&until=2026-01-12T00%3A00%3A00Z",
     );
+  });
+
+  it("writes an effects link: the metric, the grouping, the start of its pairs", () => {
+    expect(formatRoute({ page: "effects", project: "demo-llm", metric: "final:val/loss", by: "factor", since: "2026-01-12T00:00:00Z" })).toBe(
+      "#/effects/demo-llm?metric=final%3Aval%2Floss&by=factor&since=2026-01-12T00%3A00%3A00Z",
+    );
+    expect(link.effects("demo llm")).toBe("#/effects/demo%20llm?by=value");
+    expect(link.effects("p", "final:val/loss")).toBe("#/effects/p?metric=final%3Aval%2Floss&by=value");
+  });
+
+  it("maps effect groupings to the API enum", () => {
+    expect(apiGrouping("value")).toBe("VALUE");
+    expect(apiGrouping("factor")).toBe("FACTOR");
   });
 
   it("maps directions to the API enum", () => {

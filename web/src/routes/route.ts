@@ -1,10 +1,33 @@
-import type { Direction as ApiDirection, NodeType } from "../api/generated";
+import type { Direction as ApiDirection, EffectGrouping as ApiEffectGrouping, LessonKind, NodeType } from "../api/generated";
 /** Hash routes: every page is a deep link (`#/node/<id>`...) that survives a reload. */
 
 export type Direction = "up" | "down" | "both";
 
+/** How an effects table groups the changes of a numeric parameter: by its values, or by factor (x2). */
+export type EffectGrouping = "value" | "factor";
+
+/**
+ * The search page's lessons mode (`#/search?mode=lessons&q=...`): what earlier attempts
+ * concluded, kept to a project, kinds (`run`, `experiment`, `dataset`, `model`, `deployment`,
+ * as the link names them), a status, a metric condition (`final:val/loss<1.5`), a param
+ * (`lr=2e-5`) and a dataset version used; '' (or no kind) for none.
+ */
+export interface LessonsRoute {
+  page: "search";
+  mode: "lessons";
+  q: string;
+  project: string;
+  kinds: string[];
+  status: string;
+  metric: string;
+  param: string;
+  uses: string;
+}
+
 export type Route =
-  | { page: "search"; q: string; type: string; project: string }
+  /** The search by name, id, URI or checksum: no `mode` (its links are those it always had). */
+  | { page: "search"; mode?: undefined; q: string; type: string; project: string }
+  | LessonsRoute
   | { page: "node"; id: string }
   | { page: "lineage"; id: string; direction: Direction; depth: number; types: string[]; asOf: string }
   | { page: "impact"; id: string }
@@ -16,6 +39,8 @@ export type Route =
   | { page: "best"; model: string; metric: string; dataset: string; project: string; higher: boolean }
   /** `until` an ISO time, '' for now. */
   | { page: "digest"; project: string; since: string; until: string }
+  /** What worked in a project: its one-change pairs by change. `since` an ISO time, '' for every pair. */
+  | { page: "effects"; project: string; metric: string; by: EffectGrouping; since: string }
   | { page: "unknown"; hash: string };
 
 /** The default lineage depth when the link names none (the API's own default). */
@@ -33,6 +58,16 @@ function decode(part: string): string {
 
 function direction(value: string | null): Direction {
   return value === "down" || value === "both" ? value : "up";
+}
+
+function grouping(value: string | null): EffectGrouping {
+  return value === "factor" ? "factor" : "value";
+}
+
+/** The kinds of a lessons link: `kind=run&kind=model` or `kind=run,model`, lower case, once each. */
+function kinds(params: URLSearchParams): string[] {
+  const named = params.getAll("kind").flatMap((v) => v.split(","));
+  return [...new Set(named.map((k) => k.trim().toLowerCase()).filter(Boolean))];
 }
 
 function depth(value: string | null): number {
@@ -53,6 +88,19 @@ export function parseRoute(hash: string): Route {
   switch (head) {
     case undefined:
     case "search":
+      if (params.get("mode") === "lessons") {
+        return {
+          page: "search",
+          mode: "lessons",
+          q: get("q"),
+          project: get("project"),
+          kinds: kinds(params),
+          status: get("status"),
+          metric: get("metric"),
+          param: get("param"),
+          uses: get("uses"),
+        };
+      }
       return { page: "search", q: get("q"), type: get("type"), project: get("project") };
     case "node":
       return one ? { page: "node", id: one } : unknown(raw);
@@ -91,6 +139,10 @@ export function parseRoute(hash: string): Route {
         : unknown(raw);
     case "digest":
       return one ? { page: "digest", project: one, since: get("since") || "7d", until: get("until") } : unknown(raw);
+    case "effects":
+      return one
+        ? { page: "effects", project: one, metric: get("metric"), by: grouping(params.get("by")), since: get("since") }
+        : unknown(raw);
     default:
       return unknown(raw);
   }
@@ -122,10 +174,12 @@ function splitOnce(text: string, sep: string): [string, string?] {
   return at < 0 ? [text] : [text.slice(0, at), text.slice(at + 1)];
 }
 
-function query(entries: Record<string, string | number | undefined>): string {
+/** The query part of a link: empty values left out, a list as its key repeated. */
+function query(entries: Record<string, string | number | readonly string[] | undefined>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(entries)) {
-    if (value !== undefined && value !== "") params.set(key, String(value));
+    if (Array.isArray(value)) for (const item of value) params.append(key, item);
+    else if (value !== undefined && value !== "") params.set(key, String(value));
   }
   const text = params.toString();
   return text ? `?${text}` : "";
@@ -140,6 +194,18 @@ function seg(id: string): string {
 export function formatRoute(route: Route): string {
   switch (route.page) {
     case "search":
+      if (route.mode === "lessons") {
+        return `#/search${query({
+          mode: "lessons",
+          q: route.q,
+          project: route.project,
+          kind: route.kinds,
+          status: route.status,
+          metric: route.metric,
+          param: route.param,
+          uses: route.uses,
+        })}`;
+      }
       return `#/search${query({ q: route.q, type: route.type, project: route.project })}`;
     case "node":
       return `#/node/${seg(route.id)}`;
@@ -169,6 +235,8 @@ export function formatRoute(route: Route): string {
       })}`;
     case "digest":
       return `#/digest/${seg(route.project)}${query({ since: route.since, until: route.until })}`;
+    case "effects":
+      return `#/effects/${seg(route.project)}${query({ metric: route.metric, by: route.by, since: route.since })}`;
     case "unknown":
       return `#${route.hash}`;
   }
@@ -176,6 +244,9 @@ export function formatRoute(route: Route): string {
 
 /** Shorthands for links. */
 export const link = {
+  search: (q = "", project = "") => formatRoute({ page: "search", q, type: "", project }),
+  lessons: (q = "", project = "", filters: Partial<Omit<LessonsRoute, "page" | "mode" | "q" | "project">> = {}) =>
+    formatRoute({ page: "search", mode: "lessons", q, project, kinds: [], status: "", metric: "", param: "", uses: "", ...filters }),
   node: (id: string) => formatRoute({ page: "node", id }),
   lineage: (id: string, dir: Direction = "up", d: number = DEFAULT_DEPTH) =>
     formatRoute({ page: "lineage", id, direction: dir, depth: d, types: [], asOf: "" }),
@@ -185,11 +256,25 @@ export const link = {
   diff: (a: string, b: string) => formatRoute({ page: "diff", a, b }),
   compare: (experiment: string) => formatRoute({ page: "compare", experiment, metric: "" }),
   digest: (project: string) => formatRoute({ page: "digest", project, since: "7d", until: "" }),
+  effects: (project: string, metric = "") => formatRoute({ page: "effects", project, metric, by: "value", since: "" }),
 };
 
 /** The API's Direction enum value of a route direction. */
 export function apiDirection(d: Direction): ApiDirection {
   return d === "down" ? "DOWNSTREAM" : d === "both" ? "BOTH" : "UPSTREAM";
+}
+
+/** The API's EffectGrouping enum value of a route grouping. */
+export function apiGrouping(by: EffectGrouping): ApiEffectGrouping {
+  return by === "factor" ? "FACTOR" : "VALUE";
+}
+
+/**
+ * A lessons route's kinds as the API's LessonKind values. They are sent as the link has them:
+ * the service rejects a kind it does not know, and the page shows its error.
+ */
+export function apiLessonKinds(names: readonly string[]): LessonKind[] {
+  return names.map((k) => k.toUpperCase()) as LessonKind[];
 }
 
 /**

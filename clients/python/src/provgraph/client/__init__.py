@@ -19,6 +19,7 @@ from provgraph.client.checksum import ChecksumError, sha256_file, sha256_tree
 from provgraph.client.config import DEFAULT_TOPIC, ClientSettings
 from provgraph.client.emitter import PRODUCER, Emitter, default_spool_dir
 from provgraph.client.errors import (
+    ArgumentError,
     ClientError,
     ConfigError,
     NotAuthorizedError,
@@ -37,6 +38,7 @@ __all__ = [
     "DEFAULT_TOPIC",
     "PRODUCER",
     "Appended",
+    "ArgumentError",
     "ChecksumError",
     "ClientError",
     "ClientSettings",

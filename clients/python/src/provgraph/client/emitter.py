@@ -126,6 +126,13 @@ class Emitter(EventSink):
         """
         return Run(self, **options)
 
+    def resume(self, run_id: str, **options: Any) -> Run:
+        """A run context manager continuing `run_id` after an interruption: ``with
+        emitter.resume(run_id, from_checkpoint=..., interruption_cause=..., steps_lost=...)
+        as run:`` emits ``run.resumed`` on enter; the options are those of `Run.resume`.
+        """
+        return Run.resume(self, run_id, **options)
+
     @property
     def pending(self) -> int:
         """Events not yet delivered: this process's and those of earlier processes it sends."""

@@ -15,6 +15,25 @@ class ConfigError(ClientError, ValueError):
     """The emitter is configured inconsistently (no transport, unknown transport name, ...)."""
 
 
+class ArgumentError(ClientError, ValueError):
+    """An argument of an SDK helper breaks the contract; the helper emitted nothing.
+
+    `problems` holds one ``(argument, reason)`` pair per problem: the argument as the helper
+    names it (``datasets[1]``, ``from_checkpoint``), the reason as the contract words it.
+    """
+
+    def __init__(self, helper: str, problems: Sequence[tuple[str, str]]) -> None:
+        self.helper = helper
+        self.problems: tuple[tuple[str, str], ...] = tuple(problems)
+        text = "; ".join(f"argument {name}: {reason}" for name, reason in self.problems)
+        super().__init__(f"{helper}(): {text or 'invalid arguments'}")
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """The arguments named, in the order of `problems`."""
+        return tuple(name for name, _ in self.problems)
+
+
 class TransportError(ClientError):
     """A transport or the event log could not deliver a batch: it may be partly delivered,
     resend it whole (receivers dedupe by event_id).

@@ -1,4 +1,5 @@
-"""The run context manager: run.started on enter, run.completed / run.failed on exit."""
+"""The run context manager: run.started (or run.resumed) on enter, run.completed / run.failed
+on exit."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from provgraph.client import environment as env
+from provgraph.client import payloads
 from provgraph.client.checkpointing import CheckpointSave
 from provgraph.client.errors import ClientError
 from provgraph.client.metrics import MetricsBuffer
@@ -20,11 +22,13 @@ from provgraph.schemas import (
     CheckpointSaved,
     EnvironmentSnapshotRecorded,
     Event,
+    ModelVersionEvaluated,
     ModelVersionRegistered,
     RunAborted,
     RunCompleted,
     RunFailed,
     RunMetricsLogged,
+    RunResumed,
     RunStarted,
     experiment_id,
 )
@@ -39,6 +43,7 @@ from provgraph.schemas.events.run import (
     RunError,
     RunFailedPayload,
     RunMetricsLoggedPayload,
+    RunResumedPayload,
 )
 
 log = logging.getLogger(__name__)
@@ -56,6 +61,9 @@ class Run:
     is made up when it is not set),
     ``run.failed`` with the exception (re-raised), or ``run.aborted`` on KeyboardInterrupt
     and other non-``Exception`` exits. Every event of the run shares one correlation_id.
+
+    `Run.resume` continues a run that was interrupted: on enter it emits ``run.resumed``
+    instead (no environment snapshot, no second ``run.started``), then it is the same.
     """
 
     def __init__(
@@ -102,6 +110,47 @@ class Run:
         self._metrics = MetricsBuffer(metrics_batch, metrics_interval_s)
         self._last_step: int | None = None
         self._started: Event | None = None
+        self._resumed: RunResumedPayload | None = None
+
+    @classmethod
+    def resume(
+        cls,
+        emitter: EventSink,
+        run_id: str,
+        *,
+        from_checkpoint: str | int,
+        interruption_cause: str,
+        steps_lost: int,
+        resumed_at_step: int | None = None,
+        project: str | None = None,
+        metrics_batch: int = 500,
+        metrics_interval_s: float = 10.0,
+    ) -> Run:
+        """A context manager continuing run `run_id` after an interruption: on enter it emits
+        ``run.resumed`` (from the checkpoint `from_checkpoint`, a checkpoint id or a step of
+        this run; the cause; the steps lost since that checkpoint; the step training goes on
+        from), then it behaves as any run (metrics, checkpoints, its end on exit).
+
+        The arguments are checked here, before anything is emitted (`ArgumentError`).
+        """
+        payload = payloads.resumption(
+            run_id,
+            from_checkpoint=from_checkpoint,
+            interruption_cause=interruption_cause,
+            steps_lost=steps_lost,
+            resumed_at_step=resumed_at_step,
+        )
+        run = cls(
+            emitter,
+            project=project,
+            run_id=run_id,
+            environment=False,
+            code=False,
+            metrics_batch=metrics_batch,
+            metrics_interval_s=metrics_interval_s,
+        )
+        run._resumed = payload
+        return run
 
     @property
     def subject(self) -> str:
@@ -111,6 +160,11 @@ class Run:
     def __enter__(self) -> Self:
         if self._started is not None:
             raise RuntimeError("a Run can be entered once")
+        if self._resumed is not None:
+            self._started = self._emit(RunResumed, self._resumed)
+            if self._resumed.resumed_at_step is not None:
+                self._saw_step(self._resumed.resumed_at_step)
+            return self
         environment_ref = self._record_environment()
         payload = RunStartedPayload.model_validate(
             {
@@ -211,6 +265,32 @@ class Run:
             }
         )
         return self._emit(ModelVersionRegistered, payload).subject
+
+    def evaluate(
+        self,
+        model_version: str,
+        *,
+        suite: str,
+        passed: bool,
+        datasets: Sequence[str] = (),
+        metrics: Mapping[str, Any] | None = None,
+        suite_version: str | None = None,
+        evaluation_id: uuid.UUID | str | None = None,
+    ) -> str:
+        """Emit ``model.version.evaluated`` done by this run (as `EventSink.evaluate`);
+        returns the evaluation id."""
+        payload = payloads.evaluation(
+            "evaluate",
+            model_version,
+            suite=suite,
+            passed=passed,
+            datasets=datasets,
+            metrics=metrics,
+            suite_version=suite_version,
+            run=self.subject,
+            evaluation_id=evaluation_id,
+        )
+        return self._emit(ModelVersionEvaluated, payload).subject
 
     # -- internals -------------------------------------------------------------------------
 

@@ -150,8 +150,13 @@ def main() -> None:
     report.RESULTS = args.results or report.RESULTS / f"s{args.scale}"
     started = time.perf_counter()
     print(f"workload: {args.scale:,} events, seed {args.seed}", flush=True)
-    # One pass, no list of every event; the bare events folded only for the ingest part.
-    data = Prepared.of(stream(args.scale, args.seed), fold="ingest" in parts)
+    # One pass, no list of every event; the bare events folded only for the ingest part, the
+    # events projected only for the parts that write projected changes without the log.
+    data = Prepared.of(
+        stream(args.scale, args.seed),
+        fold="ingest" in parts,
+        project=bool(parts & {"ingest", "queries", "explorer"}),
+    )
     if "queries" in parts and not data.roots[0]:
         sys.exit(
             f"queries: {args.scale:,} events hold no whole project (no shipped model to trace);"

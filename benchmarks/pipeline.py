@@ -131,15 +131,20 @@ class Prepared:
     HEAD: ClassVar[int] = 10_000
 
     @classmethod
-    def of(cls, events: Iterable[Event], fold: bool = True) -> Prepared:
+    def of(cls, events: Iterable[Event], fold: bool = True, project: bool = True) -> Prepared:
+        """Without `project` (no side writes projected changes: the parts that only produce
+        the log and project it themselves), the events are neither projected nor spilled as
+        changes, and `changes` stays empty: at 10M events that is most of the preparation."""
         records: Spilled[tuple[bytes, bytes]] = Spilled()
         changes: Spilled[EventMutations] = Spilled()
         roots, head = QueryRoots(), []
         with SpilledGraph() as graph:  # the fold of S events, its events and series on disk
             for chunk in _batched(events, BATCH):
                 records.extend((e.kafka_key(), e.to_json_bytes()) for e in chunk)
-                projected = [project_event(e) for e in map(roots.add, chunk)]
-                changes.extend(projected)
+                listed = [roots.add(e) for e in chunk]
+                projected = [project_event(e) for e in listed] if project or fold else []
+                if project:
+                    changes.extend(projected)
                 for change in projected if fold else ():
                     graph.apply(change)
                 head.extend(chunk[: cls.HEAD - len(head)])
@@ -266,16 +271,23 @@ def end_to_end(infra: PrivateInfra, data: Prepared) -> tuple[float, str]:
     return seconds, topic
 
 
+def _changes(data: Prepared) -> Spilled[EventMutations]:
+    """The projected changes; a workload prepared without them (`project=False`) has none."""
+    if data.changes.count != data.records.count:
+        raise BenchmarkError("the workload was prepared without its projected changes")
+    return data.changes
+
+
 def limit(infra: PrivateInfra, data: Prepared) -> float:
     """The same graph written straight with the UNWIND writer: no Kafka, no parsing."""
     infra.clear_graph()
-    return _write_batches(infra, data.changes.chunks())
+    return _write_batches(infra, _changes(data).chunks())
 
 
 def warm_up(infra: PrivateInfra, data: Prepared, count: int = 20_000) -> None:
     """Write the first `count` events with the writer, then empty the graph again."""
     infra.clear_graph()
-    _write_batches(infra, itertools.islice(data.changes.chunks(), -(-count // BATCH)))
+    _write_batches(infra, itertools.islice(_changes(data).chunks(), -(-count // BATCH)))
     infra.clear_graph()
 
 
@@ -294,6 +306,6 @@ def naive(infra: PrivateInfra, data: Prepared, count: int) -> float:
     infra.clear_graph()
     writer = GraphWriter(infra.driver)
     start = time.perf_counter()
-    for change in data.changes.head(count):
+    for change in _changes(data).head(count):
         writer.write([change])
     return (time.perf_counter() - start) / count

@@ -22,6 +22,7 @@ from provgraph.query.read.graph_cypher import LINEAGE_RELS
 from provgraph.query.read.model import Direction, Scope
 from provgraph.query.recipes.best_env_service import BestAndEnvironments
 from provgraph.query.recipes.compare_service import Comparisons
+from provgraph.query.recipes.cost import Costs
 from provgraph.query.recipes.dossier import Dossiers
 from provgraph.query.recipes.dossier_render import render_markdown
 from provgraph.query.recipes.lessons import Lessons
@@ -46,6 +47,10 @@ _GQL_EFFECTS = (
 _GQL_LESSONS = (
     'query($p: String!) { lessons(text: "converged", project: $p, kinds: [RUN], '
     'metric: "final:loss<10") { hits { id matches { text } } truncated } }'
+)
+_GQL_COST = (
+    "query($id: ID!) { cost(id: $id, includeBase: true) "
+    "{ runs { id acceleratorHours } totals { acceleratorHours } withBase { hours } } }"
 )
 _GQL_BEST = (
     'query($m: String!) { bestModelVersion(model: $m, metric: "mmlu", higherIsBetter: true) '
@@ -143,6 +148,12 @@ class Sides:
                     "converged", everything, project=a, kinds=["run"], metric="final:loss<10"
                 ),
             }
+        if kind == "cost":  # a: a model version
+            costs = Costs(self.gql.readers.digest, self.gql.readers.cost, 500).cost
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_COST, id=a),
+                "raw (recipes via driver)": lambda: costs(a, everything, include_base=True),
+            }
         if kind == "best":  # a: a model id
             best = BestAndEnvironments(self.gql.readers.best_env, self.gql.recipes).best
             return {
@@ -223,6 +234,8 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     rows.append(("effects", _measure([sides.recipes("effects", p, "") for p in projects], samples)))
     # The full-text index, then a metric condition checked on each of its best 1,000 matches.
     rows.append(("lessons", _measure([sides.recipes("lessons", p, "") for p in projects], samples)))
+    # The shipped model's producing run, its experiment's failed attempts and its base's share.
+    rows.append(("cost", _measure([sides.recipes("cost", t, "") for t in tops], samples)))
     models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]
     rows.append(("best", _measure(models, samples)))
     rows.append(("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples)))

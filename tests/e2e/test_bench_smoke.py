@@ -52,7 +52,7 @@ GRAPH_CHECKS = {
 ROWS = {
     "ingest": 3,
     "kafka": 2,
-    "queries": 20,  # 10 lineage rows, impact, 9 recipes (effects and lessons among them)
+    "queries": 21,  # 10 lineage rows, impact, 10 recipes (effects, lessons, cost among them)
     "explorer": 2,
     "replay": 2,
     "memory": 5,

@@ -246,10 +246,12 @@ class DigestGraph(TwoProjects):
 
     def save(self, key: str, who: Who, when: str, step: int, seconds: float | None) -> None:
         extra = {} if seconds is None else {"save_seconds": seconds}
+        size = step * 1_000_000  # every checkpoint records its size
         self.add("", self.a, who, when, "checkpoint.saved", run_id=f"{self.a}-{key}", step=step,
-                 uri=f"s3://a/{key}/{step}", **extra)  # fmt: skip
+                 uri=f"s3://a/{key}/{step}", size_bytes=size, **extra)  # fmt: skip
         saved = {"id": checkpoint_id(f"{self.a}-{key}", step), "step": step,
-                 "saved_at": stored(instant(f"2026-{when}")), "save_seconds": seconds}  # fmt: skip
+                 "saved_at": stored(instant(f"2026-{when}")), "save_seconds": seconds,
+                 "size_bytes": size}  # fmt: skip
         self.checkpoints.setdefault(key, []).append(saved)
 
     def created(

@@ -9,6 +9,7 @@ from fake_reader import FakeReader
 from fakes.best_env import FakeBestEnvReads
 from fakes.compare import FakeCompareReads
 from fakes.compliance import FakeComplianceReads
+from fakes.cost import FakeCostReads
 from fakes.digest import FakeDigestReads
 from fakes.dossier import FakeDossierReads
 from fakes.feedback import FakeFeedbackReads
@@ -22,6 +23,7 @@ from fakes.series import FakeSeriesReads
 from provgraph.query.read.best_env_reads import BestEnvReads
 from provgraph.query.read.compare_reads import CompareReads
 from provgraph.query.read.compliance_reads import ComplianceReads
+from provgraph.query.read.cost_reads import CostReads
 from provgraph.query.read.digest_reads import DigestReads
 from provgraph.query.read.dossier_reads import DossierReads
 from provgraph.query.read.feedback_reads import FeedbackReads
@@ -38,6 +40,7 @@ __all__ = [
     "FakeBestEnvReads",
     "FakeCompareReads",
     "FakeComplianceReads",
+    "FakeCostReads",
     "FakeDigestReads",
     "FakeDossierReads",
     "FakeFeedbackReads",
@@ -68,6 +71,7 @@ def fake_readers(
     compliance: ComplianceReads | None = None,
     records: RecordsReads | None = None,
     lessons: LessonReads | None = None,
+    cost: CostReads | None = None,
 ) -> Readers:
     """Every reader in memory: `graph` (an empty graph by default) and its column reads, and
     the fakes given; each other port a fake that knows nothing."""
@@ -88,4 +92,5 @@ def fake_readers(
         compliance=compliance or FakeComplianceReads(),
         records=records or FakeRecordsReads(),
         lessons=lessons or FakeLessonReads(),
+        cost=cost or FakeCostReads(),
     )

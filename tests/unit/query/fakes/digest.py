@@ -191,7 +191,7 @@ class FakeDigestReads:
             "resources": run.get("resources_json"),
             "lifecycle": self._lifecycle(run, scope),
             "checkpoints": [
-                {k: c.get(k) for k in ("id", "step", "saved_at", "save_seconds")}
+                {k: c.get(k) for k in ("id", "step", "saved_at", "save_seconds", "size_bytes")}
                 for c in saved[:checkpoints]
             ],
             "resumed_by": sorted(resumed),

@@ -18,6 +18,7 @@ from provgraph.query.graphql.best_env import BestEnvQuery
 from provgraph.query.graphql.columns import ColumnQuery
 from provgraph.query.graphql.compare import CompareQuery
 from provgraph.query.graphql.context import GraphContext
+from provgraph.query.graphql.cost import CostQuery
 from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
 from provgraph.query.graphql.execution import LeafExecution
@@ -58,6 +59,7 @@ class Query(
     ColumnQuery,
     CompareQuery,
     LessonsQuery,
+    CostQuery,
     BestEnvQuery,
     TeamQuery,
 ):

@@ -111,7 +111,7 @@ RETURN t IS NOT NULL AS found, COLLECT {{
                checkpoints: COLLECT {{
                    MATCH (c:{Label.CHECKPOINT}:{Label.ENTITY})-[:{Rel.GENERATED_BY}]->(r)
                    WHERE {visible("c")}
-                   RETURN c {{.id, .step, .saved_at, .save_seconds}}
+                   RETURN c {{.id, .step, .saved_at, .save_seconds, .size_bytes}}
                    ORDER BY c.saved_at, c.id LIMIT $checkpoints }},
                resumed_by: COLLECT {{
                    MATCH (r)<-[:{Rel.GENERATED_BY}]-(c:{Label.CHECKPOINT}:{Label.ENTITY})

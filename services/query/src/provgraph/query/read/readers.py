@@ -15,6 +15,7 @@ from provgraph.query.read.best_env_reads import BestEnvReader, BestEnvReads
 from provgraph.query.read.column_reads import ColumnReader, ColumnReads
 from provgraph.query.read.compare_reads import CompareReader, CompareReads
 from provgraph.query.read.compliance_reads import ComplianceReader, ComplianceReads
+from provgraph.query.read.cost_reads import CostReader, CostReads
 from provgraph.query.read.digest_reads import DigestReader, DigestReads
 from provgraph.query.read.dossier_reads import DossierReader, DossierReads
 from provgraph.query.read.feedback_reads import FeedbackReader, FeedbackReads
@@ -51,6 +52,7 @@ class Readers:
     compliance: ComplianceReads
     records: RecordsReads
     lessons: LessonReads
+    cost: CostReads
 
 
 def neo4j_readers(
@@ -76,4 +78,5 @@ def neo4j_readers(
         compliance=ComplianceReader(session),
         records=RecordsReader(session),
         lessons=LessonReader(session),
+        cost=CostReader(session),
     )

@@ -1,7 +1,7 @@
 """The question pages and the model-version card, in Chromium: each shows the GraphQL answer.
 
-Impact, diff, reproduce, compare, best version, digest, effects, the search page's lessons and
-the model-version card are opened on the demo story (the chain story where it fits); every
+Impact, diff, reproduce, compare, best version, digest, effects, cost, the search page's lessons
+and the model-version card are opened on the demo story (the chain story where it fits); every
 expectation is the answer of the same GraphQL question with the same arguments, asked with the
 same token.
 """
@@ -91,6 +91,25 @@ _EFFECTS = """query ($project: String!, $metric: String!, $groupBy: EffectGroupi
       failures { error count }
       runs { experiment before after status delta startedAt }
     }
+  }
+}"""
+
+_COST = """query ($id: ID!, $includeBase: Boolean!) {
+  cost(id: $id, includeBase: $includeBase) {
+    target kind run experiment truncated
+    runs {
+      id name status role hours accelerators acceleratorHours interruptions
+      lostHours lostAcceleratorHours checkpointBytes checkpointsWithoutSize checkpointsCapped
+    }
+    totals {
+      hours acceleratorHours lostHours lostAcceleratorHours checkpointBytes runsWithoutResources
+      byRole { role runs hours acceleratorHours }
+    }
+    base {
+      modelVersion run hours acceleratorHours users share shareHours shareAcceleratorHours
+      runsWithoutResources
+    }
+    withBase { hours acceleratorHours }
   }
 }"""
 
@@ -859,6 +878,260 @@ def test_effects_shows_the_apis_errors(explorer: Explorer, api: Api, stories: St
     shown.wait_for(timeout=WAIT_MS)
     assert _words(shown.inner_text()) == _error_text(error)
     assert explorer.page.locator(_EFFECTS_TABLE).count() == 0
+    assert not explorer.errors
+
+
+# ------------------------------------------------------------------------------------ cost
+
+_COST_RUNS = '[data-testid="cost-runs"] tbody tr[data-run]'
+# The page shows an answer once it is loaded, its rows are exactly these runs, in this order,
+# and its base line is this text (null: none).
+_COST_SHOWN = """([runs, base]) => {
+  if (document.querySelector('.loading')) return false;
+  const shown = [...document.querySelectorAll('[data-testid="cost-runs"] tbody tr[data-run]')]
+    .map(e => e.getAttribute('data-run'));
+  const line = document.querySelector('[data-testid="cost-base"]');
+  const text = line ? line.textContent.replace(/\\s+/g, ' ').trim() : null;
+  return JSON.stringify(shown) === JSON.stringify(runs) && text === base;
+}"""
+
+
+def _size(n: int) -> str:
+    """Bytes as the page writes them (`lib/costs.ts`, as `provgraph cost`): `4 GB`, `512 B`."""
+    value = float(n)
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if value < 1000 or unit == "TB":
+            return f"{n} B" if unit == "B" else f"{js_text(float(f'{value:.3g}'))} {unit}"
+        value /= 1000
+    return f"{n} B"
+
+
+def _runs_text(n: int) -> str:
+    return f"{n} run{'' if n == 1 else 's'}"
+
+
+def _cost_cells(run: dict[str, Any]) -> dict[str, str]:
+    """The page's cells of one run's row (`CostPage`), from the answer: the columns of
+    `provgraph cost` (run, name, status, role, hours, accelerators, acc-hours, interruptions,
+    lost acc-hours, checkpoints)."""
+    storage = [_size(run["checkpointBytes"])] if run["checkpointBytes"] else []
+    if run["checkpointsWithoutSize"]:
+        storage.append(f"{run['checkpointsWithoutSize']} without a size")
+    checkpoints = ", ".join(storage) or "—"
+    if storage and run["checkpointsCapped"]:
+        checkpoints = f"≥ {checkpoints}"
+    return {
+        "run": run["id"],
+        "name": js_text(run["name"]),
+        "status": js_text(run["status"]),
+        "role": run["role"],
+        "hours": js_text(run["hours"]),
+        "accelerators": js_text(run["accelerators"]),
+        "acceleratorHours": js_text(run["acceleratorHours"]),
+        "interruptions": str(run["interruptions"]),
+        "lostAcceleratorHours": js_text(run["lostAcceleratorHours"]),
+        "checkpoints": checkpoints,
+    }
+
+
+def _sum_cells(role: str, runs: int | None, hours: float, acc_hours: float) -> dict[str, str]:
+    return {
+        "role": role,
+        "runs": js_text(runs),
+        "hours": js_text(hours),
+        "acceleratorHours": js_text(acc_hours),
+    }
+
+
+def _role_rows(answer: dict[str, Any]) -> list[dict[str, str]]:
+    """The sums table's rows: each role, the total, and with a base its share and the sum."""
+    totals, base, with_base = answer["totals"], answer["base"], answer["withBase"]
+    rows = [
+        _sum_cells(r["role"], r["runs"], r["hours"], r["acceleratorHours"])
+        for r in totals["byRole"]
+    ]
+    rows.append(
+        _sum_cells("total", len(answer["runs"]), totals["hours"], totals["acceleratorHours"])
+    )
+    if base is not None:
+        rows.append(
+            _sum_cells("base's share", None, base["shareHours"], base["shareAcceleratorHours"])
+        )
+    if with_base is not None:
+        rows.append(
+            _sum_cells(
+                "with the base's share", None, with_base["hours"], with_base["acceleratorHours"]
+            )
+        )
+    return rows
+
+
+def _base_line(answer: dict[str, Any]) -> str | None:
+    """The base line as `provgraph cost --include-base` prints it; None without a base."""
+    base = answer["base"]
+    if base is None:
+        return None
+    unknown = len(base["runsWithoutResources"])
+    hours = f"{js_text(base['hours'])} hours" + (
+        f", {_runs_text(unknown)} without recorded resources" if unknown else ""
+    )
+    return (
+        f"base {base['modelVersion']}: {js_text(base['acceleratorHours'])} accelerator-hours "
+        f"({hours}), shared by {_runs_text(base['users'])}: "
+        f"{js_text(base['shareAcceleratorHours'])}; "
+        f"with it: {js_text(answer['withBase']['acceleratorHours'])} accelerator-hours"
+    )
+
+
+def _check_cost(explorer: Explorer, answer: dict[str, Any]) -> None:
+    """The page shows exactly the `cost` answer: a row per run with its cells and link, the
+    sums by role, the lines of accelerator-hours, lost work and storage, the runs without
+    resources and the base's share."""
+    runs = answer["runs"]
+    base_line = _base_line(answer)
+    ids = [r["id"] for r in runs]
+    explorer.page.wait_for_function(_COST_SHOWN, arg=[ids, base_line], timeout=WAIT_MS)
+    rows = explorer.rows(_COST_RUNS, "data-col")
+    assert [r["attrs"]["data-run"] for r in rows] == ids
+    assert [r["attrs"]["data-role"] for r in rows] == [r["role"] for r in runs]
+    for run, row in zip(runs, rows, strict=True):
+        assert row["cells"] == _cost_cells(run), run["id"]
+        assert row["links"] == [_node_href(run["id"])]
+    sums = explorer.rows('[data-testid="cost-roles"] tbody tr', "data-col")
+    assert [row["cells"] for row in sums] == _role_rows(answer)
+
+    totals = answer["totals"]
+    roles = ", ".join(
+        f"{r['role']} {js_text(r['acceleratorHours'])} ({_runs_text(r['runs'])})"
+        for r in totals["byRole"]
+    )
+    accelerator_hours = f"accelerator-hours: {js_text(totals['acceleratorHours'])}"
+    assert explorer.texts('[data-testid="cost-acceleratorHours"]') == [
+        accelerator_hours + (f": {roles}" if roles else "")
+    ]
+    assert explorer.texts('[data-testid="cost-lost"]') == [
+        f"lost to interruptions: {js_text(totals['lostAcceleratorHours'])} accelerator-hours "
+        f"({js_text(totals['lostHours'])} hours)"
+    ]
+    assert explorer.texts('[data-testid="cost-storage"]') == [
+        f"checkpoint storage: {_size(totals['checkpointBytes'])}"
+    ]
+    unmeasured = totals["runsWithoutResources"]
+    without = '[data-testid="cost-without-resources"]'
+    if unmeasured:
+        assert [_words(t) for t in explorer.texts(without)] == [
+            f"without recorded resources (hours only): {', '.join(unmeasured)}"
+        ]
+        assert _links(explorer, without) == [_node_href(r) for r in unmeasured]
+    else:
+        assert explorer.page.locator(without).count() == 0
+
+    base = answer["base"]
+    if base is None:
+        assert explorer.page.locator('[data-testid="cost-base"]').count() == 0
+    else:
+        assert [_words(t) for t in explorer.texts('[data-testid="cost-base"]')] == [base_line]
+        assert _links(explorer, '[data-testid="cost-base"]') == [_node_href(base["modelVersion"])]
+        origin = '[data-testid="cost-base-origin"]'
+        made_by = [_node_href(base["run"])] if base["run"] else []
+        assert _links(explorer, origin) == made_by
+        assert f"each carrying {js_text(base['share'])} of its cost" in explorer.texts(origin)[0]
+    truncated = explorer.page.get_by_text("Truncated: the experiment")
+    assert truncated.count() == (1 if answer["truncated"] else 0)
+
+
+def _cost(api: Api, stories: Stories, target: str, include_base: bool) -> dict[str, Any]:
+    variables = {"id": target, "includeBase": include_base}
+    answer: dict[str, Any] = api.data(stories.reader, _COST, variables)["cost"]
+    return answer
+
+
+def _open_cost_from_the_card(explorer: Explorer, stories: Stories, target: str) -> None:
+    """Sign in on `target`'s node card and follow its Cost link."""
+    explorer.signed_in(stories.reader, node_route(target))
+    actions = explorer.page.get_by_role("navigation", name="About this node")
+    actions.get_by_role("link", name="Cost", exact=True).click()
+    explorer.page.locator(f"{_COST_RUNS}, [data-testid='cost-none']").first.wait_for(
+        timeout=WAIT_MS
+    )
+    assert explorer.page.url.endswith(_href(page_route("cost", target)))
+
+
+def test_cost_of_a_model_version_is_the_answers(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    version = f"model:{stories.demo}/chat-1b@1.1.0"
+    _open_cost_from_the_card(explorer, stories, version)
+    checkbox = explorer.page.locator("input#cost-base")
+    assert not checkbox.is_checked()
+    alone = _cost(api, stories, version, include_base=False)
+    _check_cost(explorer, alone)
+    explorer.shot("cost")
+    # The demo's chat-1b 1.1.0 was made by the sweep's run #2: its first row, so that an empty
+    # answer cannot pass; without the checkbox there is no base line.
+    producing = f"run:{stories.demo}-demo-sft-002"
+    assert alone["kind"] == "model_version" and alone["run"] == producing
+    assert alone["runs"][0]["id"] == producing and alone["runs"][0]["role"] == "producing run"
+    assert alone["base"] is None and alone["withBase"] is None
+
+    # With the base's share: the route says so, the page shows that answer (the same runs,
+    # the base's line and the sums with it).
+    checkbox.check()
+    with_base = _cost(api, stories, version, include_base=True)
+    _check_cost(explorer, with_base)
+    explorer.shot("cost-with-base")
+    assert explorer.page.url.endswith(_href(page_route("cost", version, base="1")))
+    assert checkbox.is_checked()
+    assert with_base["base"] is not None and with_base["withBase"] is not None
+    assert with_base["runs"] == alone["runs"]
+    assert with_base["totals"] == alone["totals"]
+
+    # And back without it.
+    checkbox.uncheck()
+    _check_cost(explorer, alone)
+    assert explorer.page.url.endswith(_href(page_route("cost", version)))
+    assert not explorer.errors
+
+
+def test_cost_of_an_experiment_is_the_answers(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    experiment = f"experiment:{stories.demo}/exp-002"
+    _open_cost_from_the_card(explorer, stories, experiment)
+    answer = _cost(api, stories, experiment, include_base=False)
+    _check_cost(explorer, answer)
+    explorer.shot("cost-experiment")
+    # An experiment has no base to share: no checkbox. The sweep's runs by outcome: the
+    # completed ones (the producing run of 1.1.0 among them), the failed #3, the running #5.
+    assert explorer.page.locator("input#cost-base").count() == 0
+    assert answer["kind"] == "experiment"
+    roles = {r["id"]: r["role"] for r in answer["runs"]}
+    assert roles[f"run:{stories.demo}-demo-sft-002"] == "completed"
+    assert set(roles.values()) == {"completed", "failed attempt", "running"}
+    assert not explorer.errors
+
+
+def test_cost_shows_the_apis_errors(explorer: Explorer, api: Api, stories: Stories) -> None:
+    # A run is neither a model version nor an experiment: the API's invalid_argument.
+    run = f"run:{stories.demo}-demo-sft-002"
+    [error] = api.graphql(stories.reader, _COST, {"id": run, "includeBase": False})["errors"]
+    assert error["extensions"]["code"] == "invalid_argument"
+    explorer.signed_in(stories.reader, page_route("cost", run))
+    shown = explorer.page.locator('.error[role="alert"]')
+    shown.wait_for(timeout=WAIT_MS)
+    explorer.shot("cost-invalid-id")
+    assert _words(shown.inner_text()) == _error_text(error)
+    assert explorer.page.locator(_COST_RUNS).count() == 0
+
+    # A model version that does not exist: not_found, the not-found page.
+    missing = f"model:{stories.demo}/chat-1b@9.9.9"
+    [error] = api.graphql(stories.reader, _COST, {"id": missing, "includeBase": False})["errors"]
+    assert error["extensions"]["code"] == "not_found"
+    explorer.go(page_route("cost", missing))
+    not_found = explorer.page.get_by_test_id("not-found")
+    not_found.wait_for(timeout=WAIT_MS)
+    assert f"No node {missing}, or you may not read it." in not_found.inner_text()
+    assert explorer.page.locator(_COST_RUNS).count() == 0
     assert not explorer.errors
 
 

@@ -425,3 +425,11 @@ export type LessonsQueryVariables = Exact<{
 
 
 export type LessonsQuery = { lessons: { text: string, query: string, truncated: boolean, candidates: number, hits: Array<{ id: string, type: string, project: string | null, name: string | null, status: string | null, experiment: string | null, score: number, matches: Array<{ field: string, text: string }> }> } };
+
+export type CostQueryVariables = Exact<{
+  id: string | number;
+  includeBase: boolean;
+}>;
+
+
+export type CostQuery = { cost: { target: string, kind: string, run: string | null, experiment: string | null, truncated: boolean, runs: Array<{ id: string, name: string | null, status: string | null, role: string, hours: number, accelerators: number | null, acceleratorHours: number | null, interruptions: number, lostHours: number, lostAcceleratorHours: number | null, checkpointBytes: number, checkpointsWithoutSize: number, checkpointsCapped: boolean }>, totals: { hours: number, acceleratorHours: number, lostHours: number, lostAcceleratorHours: number, checkpointBytes: number, runsWithoutResources: Array<string>, byRole: Array<{ role: string, runs: number, hours: number, acceleratorHours: number }> }, base: { modelVersion: string, run: string | null, hours: number, acceleratorHours: number, users: number, share: number, shareHours: number, shareAcceleratorHours: number, runsWithoutResources: Array<string> } | null, withBase: { hours: number, acceleratorHours: number } | null } };

@@ -385,6 +385,32 @@ export const LESSONS_QUERY = typed<G.LessonsQuery, G.LessonsQueryVariables>(/* G
   }
 `);
 
+/**
+ * What a model version or an experiment cost: each run's hours, accelerator-hours,
+ * interruptions, the work they lost and its checkpoint storage; the sums by role; with
+ * `includeBase`, the base model version's share and the sums with it.
+ */
+export const COST_QUERY = typed<G.CostQuery, G.CostQueryVariables>(/* GraphQL */ `
+  query Cost($id: ID!, $includeBase: Boolean!) {
+    cost(id: $id, includeBase: $includeBase) {
+      target kind run experiment truncated
+      runs {
+        id name status role hours accelerators acceleratorHours interruptions
+        lostHours lostAcceleratorHours checkpointBytes checkpointsWithoutSize checkpointsCapped
+      }
+      totals {
+        hours acceleratorHours lostHours lostAcceleratorHours checkpointBytes runsWithoutResources
+        byRole { role runs hours acceleratorHours }
+      }
+      base {
+        modelVersion run hours acceleratorHours users share shareHours shareAcceleratorHours
+        runsWithoutResources
+      }
+      withBase { hours acceleratorHours }
+    }
+  }
+`);
+
 /** Every document, by name: what the validation test walks. */
 export const ALL_QUERIES: Readonly<Record<string, string>> = {
   WHOIS_QUERY,
@@ -402,4 +428,5 @@ export const ALL_QUERIES: Readonly<Record<string, string>> = {
   DIGEST_QUERY,
   EFFECTS_QUERY,
   LESSONS_QUERY,
+  COST_QUERY,
 };

@@ -94,3 +94,15 @@ export type LessonHit = LessonSearch["hits"][number];
 
 /** What a lessons search may be kept to, as the API names it (`RUN`...). */
 export type LessonKind = G.LessonKind;
+
+/** COST_QUERY's answer: what a model version or an experiment cost. */
+export type CostAnswer = G.CostQuery["cost"];
+
+/** One run of a cost answer: its role, hours, accelerator-hours, lost work and storage. */
+export type RunCost = CostAnswer["runs"][number];
+
+/** The sums of a cost answer's runs, by role too. */
+export type CostTotals = CostAnswer["totals"];
+
+/** The base model version's cost and the share of it a cost answer carries (`includeBase`). */
+export type BaseShare = NonNullable<CostAnswer["base"]>;

@@ -52,6 +52,7 @@ function Actions({ node }: { node: NodeCard }) {
       {(t === "DatasetVersion" || t === "Checkpoint" || t === "Dataset" || t === "Run") && <a href={link.impact(node.id)}>Impact</a>}
       {(t === "ModelVersion" || t === "Checkpoint") && <a href={link.reproduce(node.id)}>Reproduce</a>}
       {t === "Experiment" && <a href={link.compare(node.id)}>Compare runs</a>}
+      {(t === "ModelVersion" || t === "Experiment") && <a href={link.cost(node.id)}>Cost</a>}
       {t === "Model" && (
         <a href={formatRoute({ page: "best", model: node.id, metric: "", dataset: "", project: "", higher: false })}>Best version</a>
       )}

@@ -6,6 +6,7 @@ import type { Route } from "../routes/route";
 // not wait for the code of the others (the graph drawing, the charts).
 const BestPage = lazy(() => import("./BestPage").then((m) => ({ default: m.BestPage })));
 const ComparePage = lazy(() => import("./ComparePage").then((m) => ({ default: m.ComparePage })));
+const CostPage = lazy(() => import("./CostPage").then((m) => ({ default: m.CostPage })));
 const DiffPage = lazy(() => import("./DiffPage").then((m) => ({ default: m.DiffPage })));
 const DigestPage = lazy(() => import("./DigestPage").then((m) => ({ default: m.DigestPage })));
 const DossierPage = lazy(() => import("./DossierPage").then((m) => ({ default: m.DossierPage })));
@@ -48,6 +49,8 @@ function page(route: Route): ReactNode {
       return <DigestPage route={route} />;
     case "effects":
       return <EffectsPage route={route} />;
+    case "cost":
+      return <CostPage route={route} />;
     case "unknown":
       return (
         <section className="not-found">

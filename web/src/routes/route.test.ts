@@ -119,6 +119,19 @@ describe("parseRoute", () => {
     expect(parseRoute("#/effects/demo-llm?metric=val/loss&by=sideways")).toMatchObject({ metric: "val/loss", by: "value" });
     expect(parseRoute("#/effects")).toEqual({ page: "unknown", hash: "/effects" });
   });
+
+  it("reads a cost link, with the base's share or without it, its id encoded or typed by hand", () => {
+    expect(parseRoute("#/cost/model%3Ademo-llm%2Fchat-1b%401.1.0?base=1")).toEqual({
+      page: "cost",
+      id: "model:demo-llm/chat-1b@1.1.0",
+      base: true,
+    });
+    expect(parseRoute("#/cost/experiment:demo-llm/exp-002")).toEqual({ page: "cost", id: "experiment:demo-llm/exp-002", base: false });
+    // Only `base=1` adds the base's share.
+    expect(parseRoute("#/cost/model:p/m@1?base=0")).toMatchObject({ base: false });
+    expect(parseRoute("#/cost/model:p/m@1?base=yes")).toMatchObject({ base: false });
+    expect(parseRoute("#/cost")).toEqual({ page: "unknown", hash: "/cost" });
+  });
 });
 
 describe("formatRoute", () => {
@@ -147,6 +160,9 @@ describe("formatRoute", () => {
     { page: "effects", project: "demo-llm", metric: "final:val/loss", by: "value", since: "" },
     { page: "effects", project: "demo llm", metric: "val/loss", by: "factor", since: "2026-01-12T00:00:00+01:00" },
     { page: "effects", project: "demo-llm", metric: "", by: "value", since: "" },
+    { page: "cost", id: "model:p/chat-1b@1.1.0", base: false },
+    { page: "cost", id: "model:p/chat-1b@1.1.0", base: true },
+    { page: "cost", id: "experiment:demo llm/exp-002", base: false },
   ];
   for (const route of routes) {
     it(`round-trips ${route.page}`, () => {
@@ -196,6 +212,12 @@ describe("formatRoute", () => {
     );
     expect(link.effects("demo llm")).toBe("#/effects/demo%20llm?by=value");
     expect(link.effects("p", "final:val/loss")).toBe("#/effects/p?metric=final%3Aval%2Floss&by=value");
+  });
+
+  it("writes a cost link: the base's share only when asked for", () => {
+    expect(link.cost("model:p/chat-1b@1.1.0")).toBe("#/cost/model%3Ap%2Fchat-1b%401.1.0");
+    expect(link.cost("model:p/chat-1b@1.1.0", true)).toBe("#/cost/model%3Ap%2Fchat-1b%401.1.0?base=1");
+    expect(formatRoute({ page: "cost", id: "experiment:p/exp-002", base: false })).toBe("#/cost/experiment%3Ap%2Fexp-002");
   });
 
   it("maps effect groupings to the API enum", () => {

@@ -41,6 +41,8 @@ export type Route =
   | { page: "digest"; project: string; since: string; until: string }
   /** What worked in a project: its one-change pairs by change. `since` an ISO time, '' for every pair. */
   | { page: "effects"; project: string; metric: string; by: EffectGrouping; since: string }
+  /** What a model version or an experiment cost; `base` adds the base model version's share. */
+  | { page: "cost"; id: string; base: boolean }
   | { page: "unknown"; hash: string };
 
 /** The default lineage depth when the link names none (the API's own default). */
@@ -143,6 +145,8 @@ export function parseRoute(hash: string): Route {
       return one
         ? { page: "effects", project: one, metric: get("metric"), by: grouping(params.get("by")), since: get("since") }
         : unknown(raw);
+    case "cost":
+      return one ? { page: "cost", id: one, base: params.get("base") === "1" } : unknown(raw);
     default:
       return unknown(raw);
   }
@@ -237,6 +241,8 @@ export function formatRoute(route: Route): string {
       return `#/digest/${seg(route.project)}${query({ since: route.since, until: route.until })}`;
     case "effects":
       return `#/effects/${seg(route.project)}${query({ metric: route.metric, by: route.by, since: route.since })}`;
+    case "cost":
+      return `#/cost/${seg(route.id)}${query({ base: route.base ? "1" : undefined })}`;
     case "unknown":
       return `#${route.hash}`;
   }
@@ -257,6 +263,7 @@ export const link = {
   compare: (experiment: string) => formatRoute({ page: "compare", experiment, metric: "" }),
   digest: (project: string) => formatRoute({ page: "digest", project, since: "7d", until: "" }),
   effects: (project: string, metric = "") => formatRoute({ page: "effects", project, metric, by: "value", since: "" }),
+  cost: (id: string, base = false) => formatRoute({ page: "cost", id, base }),
 };
 
 /** The API's Direction enum value of a route direction. */

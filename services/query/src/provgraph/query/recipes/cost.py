@@ -280,7 +280,7 @@ def render_cost(answer: Mapping[str, Any]) -> str:
         )
         lines.append(
             f"base {base['model_version']}: {cell(base['accelerator_hours'])} accelerator-hours "
-            f"({hours}), shared by {base['users']} runs: "
+            f"({hours}), shared by {base['users']} run{'' if base['users'] == 1 else 's'}: "
             f"{cell(base['share_accelerator_hours'])}; "
             f"with it: {cell(answer['with_base']['accelerator_hours'])} accelerator-hours"
         )

@@ -54,6 +54,20 @@ def provgraph_cli(endpoint: Any, *argv: str) -> subprocess.CompletedProcess[str]
     )
 
 
+def graphql_result(
+    driver: Driver,
+    query: str,
+    variables: dict[str, Any] | None = None,
+    settings: QuerySettings | None = None,
+) -> ExecutionResult:
+    """`query` with `variables` run in-process on `driver`'s graph with `settings` (the
+    defaults unless given), errors included."""
+    settings = settings or QuerySettings()
+    context = make_context(settings, neo4j_readers(driver, settings=settings))
+    schema = make_schema(settings)
+    return asyncio.run(schema.execute(query, variable_values=variables, context_value=context))
+
+
 def graphql_executor(driver: Driver) -> Callable[[str], ExecutionResult]:
     """Runs a GraphQL query in-process on `driver`'s graph, a fresh context per query (as per
     HTTP request), and returns strawberry's result, errors included."""

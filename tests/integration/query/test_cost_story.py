@@ -16,12 +16,16 @@ The story (project p, from 2026-03-01 00:00; expected answers below are written 
   runs started from it: a third, 53.3333 acc-h (3.3333 h), so 77.3333 acc-h (6.3333 h).
   experiment sft: sft-2 completed (16), sft-1 and sft-3 failed attempts (8, and 1 h without
   resources): 24 acc-h, 4 h; 1.5 h lost, 4 acc-h of it with recorded resources.
+
+  Evaluations (suite s): chat@0.9.0 (registered at 12:00) acc 0.5 on eval@v1; chat@1.0.0 acc
+  0.6 on eval@v1 and 0.7 on eval@v2. On eval@v1, higher being better, chat@1.0.0 gained 0.1
+  (10 points) over chat@0.9.0: 2.4 acc-h a point (7.7333 with the base's share).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,13 +33,10 @@ from typing import Any
 import pytest
 from neo4j import Driver
 from support.doc_examples import shown_output, text_mismatch
-from support.stories import provgraph_cli, story_event
+from support.stories import graphql_result, provgraph_cli, story_event
 
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projector.writer import GraphWriter
-from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.readers import neo4j_readers
-from provgraph.query.settings import QuerySettings
 
 T0 = datetime(2026, 3, 1, 0, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[3]
@@ -74,7 +75,33 @@ def story(p: str) -> list[Step]:
          {"name": "chat", "version": "1.0.0", "produced_by_run": f"run:{p}-sft-2"}, 24),
         _start(p, "sft-3", "sft", 30, base_model=base),
         ("run.aborted", {"run_id": f"{p}-sft-3", "reason": "preempted"}, 31),
+        *_evaluations(p),
     ]  # fmt: skip
+
+
+def _evaluations(p: str) -> list[Step]:
+    """chat@0.9.0 (made by pre-1, registered at 12:00) scores acc 0.5 on eval@v1; chat@1.0.0
+    0.6 there and 0.7 on eval@v2 (another evaluation set)."""
+    out: list[Step] = [
+        ("model.version.registered",
+         {"name": "chat", "version": "0.9.0", "produced_by_run": f"run:{p}-pre-1"}, 12),
+    ]  # fmt: skip
+    for version in ("v1", "v2"):
+        created = {"name": "eval", "version": version, "storage_uri": f"s3://e/{version}/"}
+        out.append(("dataset.version.created", created, 1))
+    for n, (model, data, acc) in enumerate(
+        [("chat@0.9.0", "v1", 0.5), ("chat@1.0.0", "v1", 0.6), ("chat@1.0.0", "v2", 0.7)]
+    ):
+        evaluated = {
+            "evaluation_id": str(uuid.UUID(int=n + 1)),
+            "model_version": f"model:{p}/{model}",
+            "suite": "s",
+            "dataset_versions": [f"dataset:{p}/eval@{data}"],
+            "metrics": {"acc": acc},
+            "passed": True,
+        }
+        out.append(("model.version.evaluated", evaluated, 25 + n))
+    return out
 
 
 @pytest.fixture()
@@ -87,8 +114,12 @@ def seeded(neo4j_driver: Driver, project: str) -> str:
     return project
 
 
-QUERY = """query($id: ID!, $base: Boolean!) {
-  cost(id: $id, includeBase: $base) {
+QUERY = """query($id: ID!, $base: Boolean!, $metric: String, $datasets: [ID!],
+    $higher: Boolean! = false) {
+  cost(id: $id, includeBase: $base, metric: $metric, datasets: $datasets,
+      higherIsBetter: $higher) {
+    gain { metric value gain acceleratorHoursPerPoint message
+      evaluationSet { datasets suite } previousBest { version value } }
     target kind run experiment truncated
     runs { id status role hours accelerators acceleratorHours interruptions lostHours
       lostAcceleratorHours checkpointBytes }
@@ -102,12 +133,7 @@ QUERY = """query($id: ID!, $base: Boolean!) {
 
 
 def _ask(driver: Driver, **variables: Any) -> Any:
-    settings = QuerySettings()
-    context = make_context(settings, neo4j_readers(driver, settings=settings))
-    values = {"base": False, **variables}
-    return asyncio.run(
-        make_schema(settings).execute(QUERY, variable_values=values, context_value=context)
-    )
+    return graphql_result(driver, QUERY, {"base": False, **variables})
 
 
 def _cost(driver: Driver, **variables: Any) -> dict[str, Any]:
@@ -197,5 +223,37 @@ def test_errors_and_cli(neo4j_endpoint: Any, neo4j_driver: Driver, seeded: str) 
     as_json = provgraph_cli(neo4j_endpoint, "cost", f"experiment:{p}/sft", "--json")
     assert as_json.returncode == 0, as_json.stderr
     assert json.loads(as_json.stdout)["totals"]["accelerator_hours"] == 24.0
+    gained = provgraph_cli(
+        neo4j_endpoint, "cost", f"model:{p}/chat@1.0.0", "--metric", "acc",
+        "--dataset", f"dataset:{p}/eval@v1", "--higher-is-better",
+    )  # fmt: skip
+    assert gained.returncode == 0, gained.stderr
+    assert gained.stdout.splitlines()[-1] == (
+        f"gain on acc (dataset:{p}/eval@v1 [s]): 0.6 against 0.5 (model:{p}/chat@0.9.0), "
+        "10 points, 2.4 accelerator-hours a point"
+    )
     assert provgraph_cli(neo4j_endpoint, "cost", f"experiment:{p}/none").returncode == 1
     assert provgraph_cli(neo4j_endpoint, "cost", f"dataset:{p}/web").returncode == 2
+
+
+def test_the_accelerator_hours_per_point_gained(neo4j_driver: Driver, seeded: str) -> None:
+    p = seeded
+    chat = f"model:{p}/chat@1.0.0"
+    ambiguous = _cost(neo4j_driver, id=chat, metric="acc", higher=True)["gain"]
+    assert ambiguous["gain"] is None and "several evaluation sets" in ambiguous["message"]
+    v1 = [f"dataset:{p}/eval@v1"]
+    found = _cost(neo4j_driver, id=chat, metric="acc", datasets=v1, higher=True)["gain"]
+    assert found["evaluationSet"] == {"datasets": v1, "suite": "s"}
+    assert found["previousBest"] == {"version": f"model:{p}/chat@0.9.0", "value": 0.5}
+    assert found["value"] == 0.6 and found["gain"] == pytest.approx(0.1)
+    assert found["acceleratorHoursPerPoint"] == pytest.approx(2.4)  # 24 acc-h over 10 points
+    with_base = _cost(neo4j_driver, id=chat, base=True, metric="acc", datasets=v1, higher=True)
+    assert with_base["gain"]["acceleratorHoursPerPoint"] == pytest.approx(7.7333)
+    lower = _cost(neo4j_driver, id=chat, metric="acc", datasets=v1)["gain"]  # lower is better
+    assert lower["gain"] == pytest.approx(-0.1) and lower["acceleratorHoursPerPoint"] is None
+    assert lower["message"] == "no gain over the previous best"
+    first = _cost(neo4j_driver, id=f"model:{p}/chat@0.9.0", metric="acc", datasets=v1)["gain"]
+    assert first["previousBest"] is None and "first version" in first["message"]
+    experiment = _ask(neo4j_driver, id=f"experiment:{p}/sft", metric="acc")
+    assert experiment.errors is not None
+    assert experiment.errors[0].extensions["code"] == "invalid_argument"

@@ -26,7 +26,6 @@ batch_size 64 unless said; expected answers below are written from it by hand):
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,12 +34,11 @@ from typing import Any
 import pytest
 from neo4j import Driver
 from support.doc_examples import shown_output, text_mismatch
-from support.stories import provgraph_cli, story_event
+from support.stories import graphql_result, provgraph_cli, story_event
 
 from provgraph.core.errors import NotFoundError
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projector.writer import GraphWriter
-from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.model import Scope
 from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.compare_service import Comparisons
@@ -140,13 +138,8 @@ QUERY = """query($p: String!, $m: String!, $since: String, $by: EffectGrouping!)
 
 
 def _gql(driver: Driver, settings: QuerySettings | None = None, **variables: Any) -> Any:
-    settings = settings or QuerySettings()
-    context = make_context(settings, neo4j_readers(driver, settings=settings))
     values = {"m": "final:val/loss", "since": None, "by": "VALUE", **variables}
-    result = asyncio.run(
-        make_schema(settings).execute(QUERY, variable_values=values, context_value=context)
-    )
-    return result
+    return graphql_result(driver, QUERY, values, settings)
 
 
 def _answer(driver: Driver, **variables: Any) -> dict[str, Any]:

@@ -23,7 +23,6 @@ answers that mix fields are compared as sets; hits of one field keep their order
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,13 +31,10 @@ from typing import Any
 import pytest
 from neo4j import Driver
 from support.doc_examples import shown_output, text_mismatch
-from support.stories import provgraph_cli, story_event
+from support.stories import graphql_result, provgraph_cli, story_event
 
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projector.writer import GraphWriter
-from provgraph.query.graphql.schema import make_context, make_schema
-from provgraph.query.read.readers import neo4j_readers
-from provgraph.query.settings import QuerySettings
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[3]
@@ -143,11 +139,7 @@ QUERY = """query($t: String!, $p: String, $k: [LessonKind!], $s: String, $m: Str
 
 
 def _ask(driver: Driver, **variables: Any) -> Any:
-    settings = QuerySettings()
-    context = make_context(settings, neo4j_readers(driver, settings=settings))
-    return asyncio.run(
-        make_schema(settings).execute(QUERY, variable_values=variables, context_value=context)
-    )
+    return graphql_result(driver, QUERY, variables)
 
 
 def _lessons(driver: Driver, **variables: Any) -> dict[str, Any]:

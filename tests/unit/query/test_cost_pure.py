@@ -10,7 +10,7 @@ import pytest
 
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Scope
-from provgraph.query.recipes.cost import Costs, _attempts, render_cost, run_cost, totals
+from provgraph.query.recipes.cost import Costs, _attempts, gain, render_cost, run_cost, totals
 from provgraph.query.recipes.team_service import MAX_CHECKPOINTS_PER_RUN
 
 T = "2026-03-01T{:02d}:{:02d}:00.000000Z"
@@ -109,3 +109,41 @@ def test_the_text() -> None:
     assert text.splitlines()[0] == "cost of model:p/m@1 (made by run:a)"
     assert "accelerator-hours: 16: producing run 16 (1 run)" in text
     assert "checkpoint storage: 0 B" in text
+
+
+def _evaluation(version: str, registered: int, value: float, data: str = "eval@v1") -> Any:
+    return {
+        "version": f"model:p/chat@{version}",
+        "registered_at": T.format(registered, 0),
+        "evaluation": f"evaluation:{version}-{data}",
+        "evaluated_at": T.format(20, 0),
+        "suite": "s",
+        "suite_version": None,
+        "datasets": [f"dataset:p/{data}"],
+        "value": value,
+    }
+
+
+def test_the_gain_over_the_previous_best_per_point() -> None:
+    rows = [_evaluation("1", 1, 0.50), _evaluation("2", 2, 0.58), _evaluation("3", 3, 0.62)]
+    found = gain("model:p/chat@3", "acc", rows, 12.0, higher_is_better=True)
+    # the previous best is the best of those registered before it: 0.58 (chat@2)
+    assert found["previous_best"] == {"version": "model:p/chat@2", "value": 0.58}
+    assert found["gain"] == pytest.approx(0.04) and found["value"] == 0.62
+    assert found["accelerator_hours_per_point"] == pytest.approx(3.0)  # 12 over 4 points
+    worse = gain("model:p/chat@3", "loss", rows, 12.0)  # lower is better: 0.62 is no gain
+    assert worse["gain"] == pytest.approx(-0.12) and worse["accelerator_hours_per_point"] is None
+    assert worse["previous_best"] == {"version": "model:p/chat@1", "value": 0.50}
+
+
+def test_no_gain_figure_without_one_set_or_an_earlier_version() -> None:
+    rows = [_evaluation("1", 1, 0.5), _evaluation("2", 2, 0.6), _evaluation("2", 2, 0.7, "v2")]
+    two = gain("model:p/chat@2", "acc", rows, 10.0, higher_is_better=True)
+    assert two["gain"] is None and "several evaluation sets" in two["message"]
+    one = gain("model:p/chat@2", "acc", rows, 10.0, datasets=["dataset:p/eval@v1"])
+    assert one["evaluation_set"] == {"datasets": ["dataset:p/eval@v1"], "suite": "s",
+                                     "suite_version": None}  # fmt: skip
+    first = gain("model:p/chat@1", "acc", rows, 10.0, datasets=["dataset:p/eval@v1"])
+    assert first["previous_best"] is None and "first version" in first["message"]
+    absent = gain("model:p/chat@9", "acc", rows, 10.0, datasets=["dataset:p/eval@v1"])
+    assert "has no evaluation" in absent["message"]

@@ -75,6 +75,34 @@ class CostWithBase:
     accelerator_hours: float
 
 
+@strawberry.type(description="A model version's value, and the version it displaced.")
+class GainPrevious:
+    version: strawberry.ID
+    value: float
+
+
+@strawberry.type(description="An evaluation set: dataset versions, suite and its version.")
+class GainSet:
+    datasets: list[strawberry.ID]
+    suite: str | None
+    suite_version: str | None
+
+
+@strawberry.type(
+    description="What a model version gained on a metric over the best of the versions "
+    "registered before it, on one evaluation set, and the accelerator-hours per point (0.01)."
+)
+class CostGain:
+    metric: str
+    higher_is_better: bool
+    evaluation_set: GainSet | None
+    value: float | None
+    previous_best: GainPrevious | None
+    gain: float | None = strawberry.field(description="Better is positive.")
+    accelerator_hours_per_point: float | None
+    message: str | None = strawberry.field(description="Why there is no figure, if none.")
+
+
 @strawberry.type(description="What a model version or an experiment cost.")
 class Cost:
     target: strawberry.ID
@@ -86,6 +114,18 @@ class Cost:
     base: BaseShare | None = strawberry.field(description="With `includeBase`, if any.")
     with_base: CostWithBase | None
     truncated: bool = strawberry.field(description="The experiment had more runs than read.")
+    gain: CostGain | None = strawberry.field(description="With `metric`: the gain per point.")
+
+
+def _gain(found: Mapping[str, Any] | None) -> CostGain | None:
+    if found is None:
+        return None
+    s, previous = found["evaluation_set"], found["previous_best"]
+    return CostGain(
+        **{k: v for k, v in found.items() if k not in ("evaluation_set", "previous_best")},
+        evaluation_set=None if s is None else GainSet(**s),
+        previous_best=None if previous is None else GainPrevious(**previous),
+    )
 
 
 def cost_answer(answer: Mapping[str, Any]) -> Cost:
@@ -105,6 +145,7 @@ def cost_answer(answer: Mapping[str, Any]) -> Cost:
         base=None if base is None else BaseShare(**base),
         with_base=None if with_base is None else CostWithBase(**with_base),
         truncated=answer["truncated"],
+        gain=_gain(answer.get("gain")),
     )
 
 
@@ -116,10 +157,31 @@ class CostQuery:
         "(since the last checkpoint), checkpoint storage; a model version's producing run and "
         "the failed attempts of its experiment before it ended, an experiment's runs by "
         "outcome; with `includeBase`, the base model version's share (its cost over the runs "
-        "that started from it)."
+        "that started from it); with `metric` (and `datasets`/`suite` choosing one evaluation "
+        "set, as `bestModelVersion` does), the gain over the previous best and the "
+        "accelerator-hours per point (0.01) gained."
     )
-    async def cost(self, info: Info, id: strawberry.ID, include_base: bool = False) -> Cost:
+    async def cost(
+        self,
+        info: Info,
+        id: strawberry.ID,
+        include_base: bool = False,
+        metric: str | None = None,
+        datasets: list[strawberry.ID] | None = None,
+        suite: str | None = None,
+        higher_is_better: bool = False,
+    ) -> Cost:
         ctx = info.context
-        costs = Costs(ctx.readers.digest, ctx.readers.cost, ctx.settings.page_max_size)
-        answer = await ctx.call(costs.cost, str(id), ctx.scope, include_base=include_base)
+        readers = ctx.readers
+        costs = Costs(readers.digest, readers.cost, ctx.settings.page_max_size, readers.best_env)
+        answer = await ctx.call(
+            costs.cost,
+            str(id),
+            ctx.scope,
+            include_base=include_base,
+            metric=metric,
+            datasets=[str(d) for d in datasets or ()],
+            suite=suite,
+            higher_is_better=higher_is_better,
+        )
         return cost_answer(answer)

@@ -22,15 +22,25 @@ from typing import Any
 
 from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read.best_env_reads import BestEnvReads
 from provgraph.query.read.cost_reads import CostReads
 from provgraph.query.read.digest_reads import DigestReads
 from provgraph.query.read.model import Scope
+from provgraph.query.recipes.best_model import (
+    group_by_set,
+    latest_per_version,
+    matching_sets,
+    model_of,
+    ranking,
+)
 from provgraph.query.recipes.checkpoint_advice import devices_of, segments
 from provgraph.query.recipes.plain_table import cell, table
 from provgraph.query.recipes.team_service import MAX_CHECKPOINTS_PER_RUN
 from provgraph.schemas import IdKind, InvalidIdError, parse_id
 
 FAILED = ("failed", "aborted")
+POINT = 0.01
+"""A point of a metric: 0.01 of it (a percentage point of an accuracy or a rate)."""
 ROLES = ("producing run", "completed", "failed attempt", "running")
 
 
@@ -108,6 +118,62 @@ def _attempts(runs: Sequence[Mapping[str, Any]], producing: Mapping[str, Any]) -
     ]
 
 
+def gain(
+    version: str,
+    metric: str,
+    rows: Sequence[Mapping[str, Any]],
+    accelerator_hours: float,
+    *,
+    datasets: Sequence[str] = (),
+    suite: str | None = None,
+    higher_is_better: bool = False,
+) -> dict[str, Any]:
+    """What `version` gained on `metric` over the best of the versions registered before it,
+    on one evaluation set (as `best` chooses it), and the accelerator-hours per point gained."""
+    groups = group_by_set(rows)
+    chosen = matching_sets(groups, datasets, suite)
+    out: dict[str, Any] = {
+        "metric": metric,
+        "higher_is_better": higher_is_better,
+        "evaluation_set": None,
+        "value": None,
+        "previous_best": None,
+        "gain": None,
+        "accelerator_hours_per_point": None,
+        "message": None,
+    }
+    if len(chosen) != 1:
+        sets = "; ".join(s.label() for s in chosen or groups) or "none"
+        out["message"] = (
+            f"{metric!r} was recorded on several evaluation sets ({sets}): choose one with "
+            "--dataset (and --suite)"
+            if len(chosen) > 1
+            else f"no evaluation set matches; recorded on: {sets}"
+        )
+        return out
+    out["evaluation_set"] = chosen[0].as_dict()
+    scored = latest_per_version(groups[chosen[0]])
+    mine = next((v for v in scored if v.version == version), None)
+    if mine is None:
+        out["message"] = f"{version} has no evaluation of {metric!r} on this set"
+        return out
+    out["value"] = mine.value
+    earlier = [v for v in scored if (v.registered_at, v.version) < (mine.registered_at, version)]
+    ranked = ranking(earlier, higher_is_better)
+    if not ranked:
+        out["message"] = "the first version evaluated on this set: no earlier best to gain over"
+        return out
+    previous = ranked[0]
+    gained = (mine.value - previous.value) * (1 if higher_is_better else -1)
+    out["previous_best"] = {"version": previous.version, "value": previous.value}
+    out["gain"] = round(gained, 12)
+    if gained > 0:
+        out["accelerator_hours_per_point"] = round(accelerator_hours / (gained / POINT), 4)
+    else:
+        out["message"] = "no gain over the previous best"
+    return out
+
+
 def _kind(target: str) -> IdKind:
     try:
         kind = parse_id(target).kind
@@ -124,14 +190,61 @@ class Costs:
     """`cost` over the checkpoint advice's runs (`DigestReads`) and a model version's origin
     (`CostReads`); at most `max_runs` runs of an experiment."""
 
-    def __init__(self, runs: DigestReads, origins: CostReads, max_runs: int) -> None:
+    def __init__(
+        self,
+        runs: DigestReads,
+        origins: CostReads,
+        max_runs: int,
+        evaluations: BestEnvReads | None = None,
+    ) -> None:
         self._runs = runs
         self._origins = origins
         self._max_runs = max_runs
+        self._evaluations = evaluations
 
-    def cost(self, target: str, scope: Scope, *, include_base: bool = False) -> dict[str, Any]:
-        """The cost of a model version or an experiment; `not_found` when it is missing."""
-        if _kind(target) is IdKind.EXPERIMENT:
+    def cost(
+        self,
+        target: str,
+        scope: Scope,
+        *,
+        include_base: bool = False,
+        metric: str | None = None,
+        datasets: Sequence[str] = (),
+        suite: str | None = None,
+        higher_is_better: bool = False,
+    ) -> dict[str, Any]:
+        """The cost of a model version or an experiment; `not_found` when it is missing. With
+        `metric` (a model version only), the points gained over the previous best and the
+        accelerator-hours per point (`gain`)."""
+        kind = _kind(target)
+        if metric is not None and kind is not IdKind.MODEL_VERSION:
+            raise InvalidArgumentError(
+                "metric: the gain per point is a model version's", argument="metric"
+            )
+        answer = self._cost(target, kind, scope, include_base)
+        answer["gain"] = None
+        if metric is not None:
+            hours = (answer["with_base"] or answer["totals"])["accelerator_hours"]
+            rows = self._evaluation_rows(target, metric, scope)
+            answer["gain"] = gain(
+                target,
+                metric,
+                rows,
+                hours,
+                datasets=datasets,
+                suite=suite,
+                higher_is_better=higher_is_better,
+            )
+        return answer
+
+    def _evaluation_rows(self, version: str, metric: str, scope: Scope) -> list[Any]:
+        if self._evaluations is None:
+            raise InvalidArgumentError("metric: no evaluations to read here", argument="metric")
+        rows = self._evaluations.evaluations(model_of(version, None), metric, 10_000, scope)
+        return rows or []
+
+    def _cost(self, target: str, kind: IdKind, scope: Scope, include_base: bool) -> dict[str, Any]:
+        if kind is IdKind.EXPERIMENT:
             found = self._read("experiment", target, scope)
             rows = [run_cost(r, _experiment_role(r)) for r in found.runs]
             return self._answer(target, "experiment", None, target, rows, None, found.truncated)
@@ -284,4 +397,25 @@ def render_cost(answer: Mapping[str, Any]) -> str:
             f"{cell(base['share_accelerator_hours'])}; "
             f"with it: {cell(answer['with_base']['accelerator_hours'])} accelerator-hours"
         )
+    found = answer.get("gain")
+    if found is not None:
+        lines.append(_gain_line(found))
     return "\n".join(lines)
+
+
+def _gain_line(found: Mapping[str, Any]) -> str:
+    head = f"gain on {found['metric']}"
+    if found["evaluation_set"] is not None:
+        s = found["evaluation_set"]
+        head += f" ({', '.join(s['datasets']) or 'no dataset'} [{s['suite'] or '?'}])"
+    previous = found["previous_best"]
+    if previous is None or found["gain"] is None:
+        return f"{head}: {found['message']}"
+    text = (
+        f"{head}: {cell(found['value'])} against {cell(previous['value'])} "
+        f"({previous['version']}), {cell(found['gain'] / POINT)} points"
+    )
+    per = found["accelerator_hours_per_point"]
+    return text + (
+        f", {cell(per)} accelerator-hours a point" if per is not None else f": {found['message']}"
+    )

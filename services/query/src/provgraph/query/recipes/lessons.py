@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.read.convert import as_number
 from provgraph.query.read.lesson_reads import LessonFilter, LessonHit, LessonReads
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.comparing import FINAL, LAST, MetricDef, metrics_of
@@ -61,7 +62,7 @@ class MetricCondition:
     @classmethod
     def parse(cls, text: str) -> MetricCondition:
         found = _CONDITION.match(text)
-        number = _float(found.group("value")) if found else None
+        number = as_number(found.group("value")) if found else None
         if found is None or number is None:
             raise InvalidArgumentError(
                 f"metric: '{text}' is not a condition such as final:val/loss<1.5 "
@@ -83,13 +84,6 @@ class MetricCondition:
         return f"{self.metric}{self.op}{self.value:g}"
 
 
-def _float(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
 def lucene_query(text: str) -> str:
     """The words of `text` as a Lucene query matching any of them, every special character
     escaped (a user's `lr=2e-5` or `C++` is text, not query syntax)."""
@@ -105,7 +99,7 @@ def _param(text: str | None) -> tuple[str | None, str | None, float | None]:
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
         raise InvalidArgumentError(f"param: '{text}' is not NAME=VALUE (lr=2e-5)", argument="param")
-    return param_key(name.strip()), value.strip(), _float(value.strip())
+    return param_key(name.strip()), value.strip(), as_number(value.strip())
 
 
 def _uses(version: str | None) -> str | None:

@@ -1111,6 +1111,115 @@ def test_cost_of_an_experiment_is_the_answers(
     assert not explorer.errors
 
 
+_COST_GAIN = """query ($id: ID!, $includeBase: Boolean!, $metric: String, $datasets: [ID!],
+                    $suite: String, $higherIsBetter: Boolean!) {
+  cost(id: $id, includeBase: $includeBase, metric: $metric, datasets: $datasets, suite: $suite,
+       higherIsBetter: $higherIsBetter) {
+    totals { acceleratorHours }
+    gain {
+      metric higherIsBetter value gain acceleratorHoursPerPoint message
+      evaluationSet { datasets suite suiteVersion }
+      previousBest { version value }
+    }
+  }
+}"""
+
+
+def _gain_line(gain: dict[str, Any]) -> str:
+    """The gain line as `provgraph cost --metric` prints it (`recipes/cost.py` `_gain_line`)."""
+    head = f"gain on {gain['metric']}"
+    s = gain["evaluationSet"]
+    if s is not None:
+        head += f" ({', '.join(s['datasets']) or 'no dataset'} [{s['suite'] or '?'}])"
+    previous = gain["previousBest"]
+    if previous is None or gain["gain"] is None:
+        return f"{head}: {gain['message']}"
+    figures = (
+        f"{head}: {js_text(gain['value'])} against {js_text(previous['value'])} "
+        f"({previous['version']}), {js_text(gain['gain'] / 0.01)} points"
+    )
+    per = gain["acceleratorHoursPerPoint"]
+    if per is None:
+        return f"{figures}: {gain['message']}"
+    return f"{figures}, {js_text(per)} accelerator-hours a point"
+
+
+def _check_gain(explorer: Explorer, gain: dict[str, Any]) -> None:
+    """The page shows the answer's gain: its line, the previous best linked, the figures."""
+    line = _gain_line(gain)
+    explorer.page.wait_for_function(
+        """line => { const p = document.querySelector('[data-testid="cost-gain"]');
+                     return p && p.textContent.replace(/\\s+/g, ' ').trim() === line; }""",
+        arg=line,
+        timeout=WAIT_MS,
+    )
+    assert [_words(t) for t in explorer.texts('[data-testid="cost-gain"]')] == [line]
+    answer = '[data-testid="cost-gain-answer"]'
+    previous = gain["previousBest"]
+    assert _links(explorer, f'{answer} [data-field="previousBest"]') == (
+        [_node_href(previous["version"])] if previous else []
+    )
+    [row] = explorer.rows(answer)
+    assert row["cells"]["value"] == js_text(gain["value"])
+    assert row["cells"]["acceleratorHoursPerPoint"] == js_text(gain["acceleratorHoursPerPoint"])
+    assert row["cells"]["gain"].startswith(f"{js_text(gain['gain'])} (")
+
+
+def test_cost_gain_on_a_metric_is_the_answers(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    version = f"model:{stories.demo}/chat-1b@1.1.0"
+    eval_v1 = f"dataset:{stories.demo}/eval-suite@v1"
+    explorer.signed_in(stories.reader, page_route("cost", version))
+    explorer.page.locator(_COST_RUNS).first.wait_for(timeout=WAIT_MS)
+    assert explorer.page.get_by_test_id("cost-gain").count() == 0
+
+    # The metric alone: acc was recorded on two evaluation sets of the demo, so the API asks
+    # for one and the page says so.
+    explorer.page.fill("input#cost-metric", "acc")
+    explorer.page.check("input#cost-higher")
+    explorer.page.get_by_role("button", name="Gain per point").click()
+    variables: dict[str, Any] = {
+        "id": version,
+        "includeBase": False,
+        "metric": "acc",
+        "datasets": None,
+        "suite": None,
+        "higherIsBetter": True,
+    }
+    ambiguous = api.data(stories.reader, _COST_GAIN, variables)["cost"]["gain"]
+    _check_gain(explorer, ambiguous)
+    assert explorer.page.url.endswith(_href(page_route("cost", version, metric="acc", higher="1")))
+    assert ambiguous["gain"] is None and "several evaluation sets" in ambiguous["message"]
+
+    # On eval-suite v1: 1.1.0 scored 0.66 against 1.0.0's 0.61, 5 points for its 14.9333
+    # accelerator-hours.
+    explorer.page.fill("input#cost-datasets", eval_v1)
+    explorer.page.get_by_role("button", name="Gain per point").click()
+    answer = api.data(stories.reader, _COST_GAIN, {**variables, "datasets": [eval_v1]})["cost"]
+    gain = answer["gain"]
+    _check_gain(explorer, gain)
+    explorer.shot("cost-gain")
+    assert explorer.page.url.endswith(
+        _href(page_route("cost", version, metric="acc", dataset=eval_v1, higher="1"))
+    )
+    assert gain["previousBest"] == {"version": f"model:{stories.demo}/chat-1b@1.0.0", "value": 0.61}
+    assert gain["value"] == 0.66 and round(gain["gain"], 6) == 0.05
+    per = answer["totals"]["acceleratorHours"] / 5
+    assert gain["acceleratorHoursPerPoint"] == pytest.approx(per, abs=1e-4)
+
+    # Lower is better, asked again: the same figures read as a loss, no hours per point.
+    explorer.page.uncheck("input#cost-higher")
+    explorer.page.get_by_role("button", name="Gain per point").click()
+    lower = api.data(
+        stories.reader, _COST_GAIN, {**variables, "datasets": [eval_v1], "higherIsBetter": False}
+    )["cost"]["gain"]
+    _check_gain(explorer, lower)
+    assert lower["gain"] is not None and lower["gain"] < 0
+    assert lower["acceleratorHoursPerPoint"] is None
+    assert not explorer.errors
+
+
 def test_cost_shows_the_apis_errors(explorer: Explorer, api: Api, stories: Stories) -> None:
     # A run is neither a model version nor an experiment: the API's invalid_argument.
     run = f"run:{stories.demo}-demo-sft-002"

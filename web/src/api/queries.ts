@@ -391,8 +391,8 @@ export const LESSONS_QUERY = typed<G.LessonsQuery, G.LessonsQueryVariables>(/* G
  * `includeBase`, the base model version's share and the sums with it.
  */
 export const COST_QUERY = typed<G.CostQuery, G.CostQueryVariables>(/* GraphQL */ `
-  query Cost($id: ID!, $includeBase: Boolean!) {
-    cost(id: $id, includeBase: $includeBase) {
+  query Cost($id: ID!, $includeBase: Boolean!, $metric: String, $datasets: [ID!], $suite: String, $higherIsBetter: Boolean!) {
+    cost(id: $id, includeBase: $includeBase, metric: $metric, datasets: $datasets, suite: $suite, higherIsBetter: $higherIsBetter) {
       target kind run experiment truncated
       runs {
         id name status role hours accelerators acceleratorHours interruptions
@@ -407,6 +407,11 @@ export const COST_QUERY = typed<G.CostQuery, G.CostQueryVariables>(/* GraphQL */
         runsWithoutResources
       }
       withBase { hours acceleratorHours }
+      gain {
+        metric higherIsBetter value gain acceleratorHoursPerPoint message
+        evaluationSet { datasets suite suiteVersion }
+        previousBest { version value }
+      }
     }
   }
 `);

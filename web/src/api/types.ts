@@ -106,3 +106,6 @@ export type CostTotals = CostAnswer["totals"];
 
 /** The base model version's cost and the share of it a cost answer carries (`includeBase`). */
 export type BaseShare = NonNullable<CostAnswer["base"]>;
+
+/** A model version's gain on a metric over the previous best, and the accelerator-hours per point (`metric`). */
+export type CostGain = NonNullable<CostAnswer["gain"]>;

@@ -3,7 +3,7 @@
  * (Not `api/cost.ts`, which estimates what a GraphQL document costs the service.)
  */
 
-import type { BaseShare, CostAnswer, CostTotals, RunCost } from "../api/types";
+import type { BaseShare, CostAnswer, CostGain, CostTotals, RunCost } from "../api/types";
 import { text } from "./json";
 
 const UNITS = ["B", "kB", "MB", "GB", "TB"];
@@ -65,4 +65,28 @@ export function baseShareText(base: BaseShare, withBase: CostAnswer["withBase"])
 /** `base model:p/base@1.0.0: 160 accelerator-hours (10 hours), shared by 3 runs: 53.3333; with it: 77.3333 accelerator-hours`. */
 export function baseText(base: BaseShare, withBase: CostAnswer["withBase"]): string {
   return `base ${base.modelVersion}: ${baseShareText(base, withBase)}`;
+}
+
+/** A point of a metric: 0.01 of it (`recipes/cost.py`: `POINT`). */
+const POINT = 0.01;
+
+/** `gain on acc (dataset:p/eval@v1 [demo-eval])`: the metric and the evaluation set it was read on. */
+export function gainHead(gain: Pick<CostGain, "metric" | "evaluationSet">): string {
+  const s = gain.evaluationSet;
+  return `gain on ${gain.metric}${s ? ` (${s.datasets.join(", ") || "no dataset"} [${s.suite ?? "?"}])` : ""}`;
+}
+
+/**
+ * The gain line as `provgraph cost --metric` prints it: `gain on acc (dataset:p/eval@v1
+ * [demo-eval]): 0.66 against 0.61 (model:p/chat-1b@1.0.0), 5 points, 2.9867 accelerator-hours
+ * a point`, or the message saying why there is no figure.
+ */
+export function gainText(gain: CostGain): string {
+  const head = gainHead(gain);
+  const previous = gain.previousBest;
+  if (!previous || gain.gain == null) return `${head}: ${gain.message ?? ""}`;
+  // text() keeps six significant digits, as the CLI's cell: 0.05 / 0.01 reads 5.
+  const figures = `${head}: ${text(gain.value)} against ${text(previous.value)} (${previous.version}), ${text(gain.gain / POINT)} points`;
+  const per = gain.acceleratorHoursPerPoint;
+  return per != null ? `${figures}, ${text(per)} accelerator-hours a point` : `${figures}: ${gain.message ?? ""}`;
 }

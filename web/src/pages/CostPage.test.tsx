@@ -2,7 +2,7 @@ import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { CostAnswer, RunCost } from "../api/types";
 import { link } from "../routes/route";
-import { CostPage, CostView } from "./CostPage";
+import { CostPage, CostView, GainView } from "./CostPage";
 
 const run = (id: string, extra: Partial<RunCost> = {}): RunCost => ({
   id,
@@ -53,6 +53,7 @@ const model: CostAnswer = {
   },
   base: null,
   withBase: null,
+  gain: null,
 };
 
 const withBase: CostAnswer = {
@@ -92,6 +93,7 @@ const experiment: CostAnswer = {
   },
   base: null,
   withBase: null,
+  gain: null,
 };
 
 const plain = (inner: string) =>
@@ -231,15 +233,61 @@ describe("the cost answer", () => {
 
 describe("the cost page", () => {
   it("offers the base's share for a model version, checked as the route says", () => {
-    const off = renderToString(<CostPage route={{ page: "cost", id: "model:p/chat@1.0.0", base: false }} />);
+    const off = renderToString(<CostPage route={{ page: "cost", id: "model:p/chat@1.0.0", base: false, metric: "", datasets: [], suite: "", higher: false }} />);
     expect(off).toMatch(/id="cost-base" type="checkbox"\/>/);
-    const on = renderToString(<CostPage route={{ page: "cost", id: "model:p/chat@1.0.0", base: true }} />);
+    const on = renderToString(<CostPage route={{ page: "cost", id: "model:p/chat@1.0.0", base: true, metric: "", datasets: [], suite: "", higher: false }} />);
     expect(on).toMatch(/id="cost-base" type="checkbox" checked=""/);
   });
 
   it("offers no base's share for an experiment", () => {
-    const html = renderToString(<CostPage route={{ page: "cost", id: "experiment:p/sft", base: false }} />);
+    const html = renderToString(<CostPage route={{ page: "cost", id: "experiment:p/sft", base: false, metric: "", datasets: [], suite: "", higher: false }} />);
     expect(html).not.toContain('id="cost-base"');
+    expect(html).not.toContain('id="cost-metric"');
     expect(html).toContain(`href="${link.node("experiment:p/sft")}"`);
+  });
+
+  it("asks a model version's gain with the route's metric, evaluation set and direction in the form", () => {
+    const html = renderToString(
+      <CostPage route={{ page: "cost", id: "model:p/chat@1.0.0", base: false, metric: "acc", datasets: ["dataset:p/e@v1", "dataset:p/f@v1"], suite: "s", higher: true }} />,
+    );
+    expect(html).toMatch(/id="cost-metric"[^>]*value="acc"/);
+    expect(html).toMatch(/id="cost-datasets"[^>]*value="dataset:p\/e@v1, dataset:p\/f@v1"/);
+    expect(html).toMatch(/id="cost-suite"[^>]*value="s"/);
+    expect(html).toMatch(/id="cost-higher" type="checkbox" checked=""/);
+  });
+});
+
+describe("the gain per point", () => {
+  const gain = {
+    metric: "acc",
+    higherIsBetter: true,
+    evaluationSet: { datasets: ["dataset:p/eval@v1"], suite: "demo-eval", suiteVersion: null },
+    value: 0.66,
+    previousBest: { version: "model:p/chat@1.0.0", value: 0.61 },
+    gain: 0.05,
+    acceleratorHoursPerPoint: 2.9867,
+    message: null,
+  };
+
+  it("shows the gain line as the CLI prints it, the previous best linked, and the figures", () => {
+    const html = renderToString(<GainView gain={gain} />);
+    expect(testid(html, "cost-gain")).toBe(
+      "gain on acc (dataset:p/eval@v1 [demo-eval]): 0.66 against 0.61 (model:p/chat@1.0.0), 5 points, 2.9867 accelerator-hours a point",
+    );
+    expect(html).toContain(`href="${link.node("model:p/chat@1.0.0")}"`);
+    expect(html).toMatch(/data-field="acceleratorHoursPerPoint">2.9867</);
+  });
+
+  it("says why there is no figure", () => {
+    const first = { ...gain, previousBest: null, gain: null, acceleratorHoursPerPoint: null, message: "the first version evaluated on this set: no earlier best to gain over" };
+    expect(testid(renderToString(<GainView gain={first} />), "cost-gain")).toBe(
+      "gain on acc (dataset:p/eval@v1 [demo-eval]): the first version evaluated on this set: no earlier best to gain over",
+    );
+    const worse = { ...gain, value: 0.6, gain: -0.01, acceleratorHoursPerPoint: null, message: "no gain over the previous best" };
+    expect(testid(renderToString(<GainView gain={worse} />), "cost-gain")).toBe(
+      "gain on acc (dataset:p/eval@v1 [demo-eval]): 0.6 against 0.61 (model:p/chat@1.0.0), -1 points: no gain over the previous best",
+    );
+    const ambiguous = { ...gain, evaluationSet: null, value: null, previousBest: null, gain: null, acceleratorHoursPerPoint: null, message: "'acc' was recorded on several evaluation sets" };
+    expect(testid(renderToString(<GainView gain={ambiguous} />), "cost-gain")).toBe("gain on acc: 'acc' was recorded on several evaluation sets");
   });
 });

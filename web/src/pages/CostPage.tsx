@@ -1,10 +1,10 @@
-import { useState } from "react";
+import { useState, type FormEvent } from "react";
 import { COST_QUERY } from "../api/queries";
-import type { CostAnswer, RunCost } from "../api/types";
+import type { CostAnswer, CostGain, RunCost } from "../api/types";
 import { useQuery } from "../api/useQuery";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading } from "../components/Status";
-import { acceleratorHoursText, baseShareText, checkpointsText, lostText, storageText } from "../lib/costs";
+import { acceleratorHoursText, baseShareText, checkpointsText, gainText, lostText, storageText } from "../lib/costs";
 import { text } from "../lib/json";
 import { formatRoute, type Route } from "../routes/route";
 import { navigate } from "../routes/useRoute";
@@ -36,6 +36,82 @@ function BaseToggle({ route }: { route: CostRoute }) {
         version&apos;s share (its cost over the runs that started from it)
       </label>
     </form>
+  );
+}
+
+/** The evaluation set's dataset versions as the form's field has them: separated by commas or spaces. */
+function datasetList(field: string): string[] {
+  return field.split(/[\s,]+/).filter(Boolean);
+}
+
+/**
+ * A model version's gain question: the metric, the evaluation set (dataset versions and
+ * suite, as `best` chooses one) and whether higher is better; asked by the route.
+ */
+function GainForm({ route }: { route: CostRoute }) {
+  const [metric, setMetric] = useState(route.metric);
+  const [datasets, setDatasets] = useState(route.datasets.join(", "));
+  const [suite, setSuite] = useState(route.suite);
+  const [higher, setHigher] = useState(route.higher);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    navigate({ ...route, metric: metric.trim(), datasets: datasetList(datasets), suite: suite.trim(), higher });
+  };
+  return (
+    <form className="inline" aria-label="Gain question" onSubmit={submit}>
+      <label htmlFor="cost-metric">Metric</label>
+      <input id="cost-metric" value={metric} onChange={(e) => setMetric(e.target.value)} placeholder="acc" />
+      <label htmlFor="cost-datasets">Evaluation dataset versions</label>
+      <input id="cost-datasets" value={datasets} onChange={(e) => setDatasets(e.target.value)} placeholder="dataset:p/eval@v1" />
+      <label htmlFor="cost-suite">Suite</label>
+      <input id="cost-suite" value={suite} onChange={(e) => setSuite(e.target.value)} />
+      <label>
+        <input id="cost-higher" type="checkbox" checked={higher} onChange={(e) => setHigher(e.target.checked)} /> Higher is better
+      </label>
+      <button type="submit">Gain per point</button>
+    </form>
+  );
+}
+
+/** The gain over the previous best and the accelerator-hours per point, as `provgraph cost --metric` prints it. */
+export function GainView({ gain }: { gain: CostGain }) {
+  const previous = gain.previousBest;
+  return (
+    <div data-testid="cost-gain-answer">
+      <p data-testid="cost-gain">{gainText(gain)}</p>
+      <dl className="fields">
+        <div className="field">
+          <dt>Value</dt>
+          <dd data-field="value">{text(gain.value)}</dd>
+        </div>
+        <div className="field">
+          <dt>Previous best</dt>
+          <dd data-field="previousBest">
+            {previous ? (
+              <>
+                <NodeLink id={previous.version} /> = {text(previous.value)}
+              </>
+            ) : (
+              "—"
+            )}
+          </dd>
+        </div>
+        <div className="field">
+          <dt>Gain</dt>
+          <dd data-field="gain">
+            {text(gain.gain)} ({gain.higherIsBetter ? "higher" : "lower"} is better; better is positive)
+          </dd>
+        </div>
+        <div className="field">
+          <dt>Accelerator-hours a point</dt>
+          <dd data-field="acceleratorHoursPerPoint">{text(gain.acceleratorHoursPerPoint)}</dd>
+        </div>
+      </dl>
+      <p className="muted">
+        A point is 0.01 of the metric; the previous best is the best of the versions registered before this one on the same evaluation set;
+        the accelerator-hours are this version&apos;s (with the base&apos;s share when it is included).
+      </p>
+    </div>
   );
 }
 
@@ -192,7 +268,14 @@ export function CostView({ answer, base }: { answer: CostAnswer; base: boolean }
 
 /** What a model version or an experiment cost, failed attempts and lost work included. */
 export function CostPage({ route }: { route: CostRoute }) {
-  const { data, error, loading } = useQuery(COST_QUERY, { id: route.id, includeBase: route.base });
+  const { data, error, loading } = useQuery(COST_QUERY, {
+    id: route.id,
+    includeBase: route.base,
+    metric: route.metric || null,
+    datasets: route.metric && route.datasets.length ? route.datasets : null,
+    suite: (route.metric && route.suite) || null,
+    higherIsBetter: Boolean(route.metric) && route.higher,
+  });
   const answer = data?.cost;
   return (
     <section>
@@ -201,8 +284,10 @@ export function CostPage({ route }: { route: CostRoute }) {
       </h2>
       {/* Keyed by the route: a link (or Back) to the other question shows its own state. */}
       {!isExperiment(route.id) && <BaseToggle key={formatRoute(route)} route={route} />}
+      {!isExperiment(route.id) && <GainForm key={`gain ${formatRoute(route)}`} route={route} />}
       {loading && <Loading what="Adding up the runs" />}
       {error && <ErrorView error={error} id={route.id} />}
+      {answer?.gain && <GainView gain={answer.gain} />}
       {answer && <CostView answer={answer} base={route.base} />}
     </section>
   );

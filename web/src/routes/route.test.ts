@@ -125,12 +125,29 @@ describe("parseRoute", () => {
       page: "cost",
       id: "model:demo-llm/chat-1b@1.1.0",
       base: true,
+      metric: "",
+      datasets: [],
+      suite: "",
+      higher: false,
     });
-    expect(parseRoute("#/cost/experiment:demo-llm/exp-002")).toEqual({ page: "cost", id: "experiment:demo-llm/exp-002", base: false });
+    expect(parseRoute("#/cost/experiment:demo-llm/exp-002")).toEqual({ page: "cost", id: "experiment:demo-llm/exp-002", base: false, metric: "", datasets: [], suite: "", higher: false });
     // Only `base=1` adds the base's share.
     expect(parseRoute("#/cost/model:p/m@1?base=0")).toMatchObject({ base: false });
     expect(parseRoute("#/cost/model:p/m@1?base=yes")).toMatchObject({ base: false });
     expect(parseRoute("#/cost")).toEqual({ page: "unknown", hash: "/cost" });
+  });
+
+  it("reads a cost link's gain question: the metric, the evaluation set's datasets (repeated) and suite, higher is better", () => {
+    expect(parseRoute("#/cost/model:p/m@1?metric=acc&dataset=dataset%3Ap%2Feval%40v1&dataset=dataset%3Ap%2Fextra%40v2&suite=s&higher=1")).toEqual({
+      page: "cost",
+      id: "model:p/m@1",
+      base: false,
+      metric: "acc",
+      datasets: ["dataset:p/eval@v1", "dataset:p/extra@v2"],
+      suite: "s",
+      higher: true,
+    });
+    expect(parseRoute("#/cost/model:p/m@1?metric=acc&higher=yes")).toMatchObject({ metric: "acc", higher: false, datasets: [] });
   });
 });
 
@@ -160,9 +177,11 @@ describe("formatRoute", () => {
     { page: "effects", project: "demo-llm", metric: "final:val/loss", by: "value", since: "" },
     { page: "effects", project: "demo llm", metric: "val/loss", by: "factor", since: "2026-01-12T00:00:00+01:00" },
     { page: "effects", project: "demo-llm", metric: "", by: "value", since: "" },
-    { page: "cost", id: "model:p/chat-1b@1.1.0", base: false },
-    { page: "cost", id: "model:p/chat-1b@1.1.0", base: true },
-    { page: "cost", id: "experiment:demo llm/exp-002", base: false },
+    { page: "cost", id: "model:p/chat-1b@1.1.0", base: false, metric: "", datasets: [], suite: "", higher: false },
+    { page: "cost", id: "model:p/chat-1b@1.1.0", base: true, metric: "", datasets: [], suite: "", higher: false },
+    { page: "cost", id: "experiment:demo llm/exp-002", base: false, metric: "", datasets: [], suite: "", higher: false },
+    { page: "cost", id: "model:p/chat-1b@1.1.0", base: true, metric: "acc", datasets: ["dataset:p/eval@v1", "dataset:p/x@v2"], suite: "s 1", higher: true },
+    { page: "cost", id: "model:p/chat-1b@1.1.0", base: false, metric: "final:val/loss", datasets: [], suite: "", higher: false },
   ];
   for (const route of routes) {
     it(`round-trips ${route.page}`, () => {
@@ -217,7 +236,14 @@ describe("formatRoute", () => {
   it("writes a cost link: the base's share only when asked for", () => {
     expect(link.cost("model:p/chat-1b@1.1.0")).toBe("#/cost/model%3Ap%2Fchat-1b%401.1.0");
     expect(link.cost("model:p/chat-1b@1.1.0", true)).toBe("#/cost/model%3Ap%2Fchat-1b%401.1.0?base=1");
-    expect(formatRoute({ page: "cost", id: "experiment:p/exp-002", base: false })).toBe("#/cost/experiment%3Ap%2Fexp-002");
+    expect(formatRoute({ page: "cost", id: "experiment:p/exp-002", base: false, metric: "", datasets: [], suite: "", higher: false })).toBe("#/cost/experiment%3Ap%2Fexp-002");
+    expect(formatRoute({ page: "cost", id: "model:p/m@1", base: false, metric: "acc", datasets: ["dataset:p/e@v1"], suite: "s", higher: true })).toBe(
+      "#/cost/model%3Ap%2Fm%401?metric=acc&dataset=dataset%3Ap%2Fe%40v1&suite=s&higher=1",
+    );
+    // Without a metric, the evaluation set means nothing and is not written.
+    expect(formatRoute({ page: "cost", id: "model:p/m@1", base: true, metric: "", datasets: ["dataset:p/e@v1"], suite: "s", higher: true })).toBe(
+      "#/cost/model%3Ap%2Fm%401?base=1",
+    );
   });
 
   it("maps effect groupings to the API enum", () => {

@@ -41,8 +41,12 @@ export type Route =
   | { page: "digest"; project: string; since: string; until: string }
   /** What worked in a project: its one-change pairs by change. `since` an ISO time, '' for every pair. */
   | { page: "effects"; project: string; metric: string; by: EffectGrouping; since: string }
-  /** What a model version or an experiment cost; `base` adds the base model version's share. */
-  | { page: "cost"; id: string; base: boolean }
+  /**
+   * What a model version or an experiment cost; `base` adds the base model version's share;
+   * `metric` (with the evaluation set's `datasets` and `suite`, and `higher`) asks a model
+   * version's gain over the previous best and the accelerator-hours per point ('' for none).
+   */
+  | { page: "cost"; id: string; base: boolean; metric: string; datasets: string[]; suite: string; higher: boolean }
   | { page: "unknown"; hash: string };
 
 /** The default lineage depth when the link names none (the API's own default). */
@@ -146,7 +150,17 @@ export function parseRoute(hash: string): Route {
         ? { page: "effects", project: one, metric: get("metric"), by: grouping(params.get("by")), since: get("since") }
         : unknown(raw);
     case "cost":
-      return one ? { page: "cost", id: one, base: params.get("base") === "1" } : unknown(raw);
+      return one
+        ? {
+            page: "cost",
+            id: one,
+            base: params.get("base") === "1",
+            metric: get("metric"),
+            datasets: params.getAll("dataset").filter(Boolean),
+            suite: get("suite"),
+            higher: params.get("higher") === "1",
+          }
+        : unknown(raw);
     default:
       return unknown(raw);
   }
@@ -242,7 +256,13 @@ export function formatRoute(route: Route): string {
     case "effects":
       return `#/effects/${seg(route.project)}${query({ metric: route.metric, by: route.by, since: route.since })}`;
     case "cost":
-      return `#/cost/${seg(route.id)}${query({ base: route.base ? "1" : undefined })}`;
+      return `#/cost/${seg(route.id)}${query({
+        base: route.base ? "1" : undefined,
+        metric: route.metric,
+        dataset: route.metric ? route.datasets : undefined,
+        suite: route.metric ? route.suite : undefined,
+        higher: route.metric && route.higher ? "1" : undefined,
+      })}`;
     case "unknown":
       return `#${route.hash}`;
   }
@@ -263,7 +283,7 @@ export const link = {
   compare: (experiment: string) => formatRoute({ page: "compare", experiment, metric: "" }),
   digest: (project: string) => formatRoute({ page: "digest", project, since: "7d", until: "" }),
   effects: (project: string, metric = "") => formatRoute({ page: "effects", project, metric, by: "value", since: "" }),
-  cost: (id: string, base = false) => formatRoute({ page: "cost", id, base }),
+  cost: (id: string, base = false) => formatRoute({ page: "cost", id, base, metric: "", datasets: [], suite: "", higher: false }),
 };
 
 /** The API's Direction enum value of a route direction. */

@@ -31,7 +31,8 @@ from provgraph.ingest.projection import EventMutations, LogStamp, project_event
 from provgraph.ingest.projection.canonical import CanonicalGraph, event_key
 from provgraph.ingest.projector.rejections import EventConflict, RejectedEvents
 from provgraph.ingest.tools.memory_graph import MemoryGraph
-from provgraph.schemas import Event, event_hash, parse_event
+from provgraph.schemas import Event, RunStarted, event_hash, parse_event, run_id
+from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.graph import METRIC_SERIES_LABEL
 from provgraph.schemas.storage import ACCESS, dotted, series_id, series_points
 
@@ -166,6 +167,25 @@ class GraphWriterContract(ABC):
         filled = self.fold(saved, s.started())
         assert self.node(filled, s.run)["placeholder"] is False
         assert filled == self.fold(s.started(), saved)
+
+    def test_a_scale_up_before_its_pilot_links_a_placeholder_run_filled_in_later(self) -> None:
+        s = self.story
+        pilot_key = f"{self.project}-pilot"
+        payload = RunStartedPayload(run_id=s.run_key, scaled_from=run_id(pilot_key))
+        scale_up = s.ev(RunStarted, payload, 2, 2)
+        pilot = s.ev(RunStarted, RunStartedPayload(run_id=pilot_key), 1, 3)
+        graph = self.fold(scale_up)
+        assert edges(graph, "SCALED_FROM") == [
+            (s.run, {"first_seen_at": "2024-05-01T00:02:00.000000Z"}, run_id(pilot_key))
+        ]
+        placeholder = graph.nodes[run_id(pilot_key)]
+        assert (placeholder["labels"], placeholder["props"]["placeholder"]) == (
+            ["Entity", "Run"],
+            True,
+        )
+        filled = self.fold(scale_up, pilot)
+        assert self.node(filled, run_id(pilot_key))["placeholder"] is False
+        assert filled == self.fold(pilot, scale_up)
 
     def test_a_referenced_dataset_version_is_a_placeholder_with_its_label_and_project(
         self,

@@ -339,3 +339,43 @@ def test_argument_error_is_exported_and_is_a_client_and_value_error() -> None:
     error = ArgumentError("evaluate", [("suite", "required"), ("datasets[0]", "malformed")])
     assert error.arguments == ("suite", "datasets[0]")
     assert str(error) == "evaluate(): argument suite: required; argument datasets[0]: malformed"
+
+
+# -- scaling up a pilot ----------------------------------------------------------------------
+
+
+def test_a_scale_up_names_its_pilot_in_run_started_v2(
+    emitter: Emitter, transport: FakeTransport
+) -> None:
+    with emitter.run(run_id="pilot-1", environment=False, code=False) as pilot:
+        pass
+    with emitter.run(run_id="big-1", scaled_from=pilot, environment=False, code=False):
+        pass
+    with emitter.run(run_id="big-2", scaled_from="pilot-1", environment=False, code=False):
+        pass
+    started = [e for e in delivered(emitter, transport) if e.event_type == "run.started"]
+    assert [(e.subject, e.schema_version) for e in started] == [
+        ("run:pilot-1", 2),
+        ("run:big-1", 2),
+        ("run:big-2", 2),
+    ]
+    assert [payload(e)["scaled_from"] for e in started] == [None, "run:pilot-1", "run:pilot-1"]
+
+
+@pytest.mark.parametrize(
+    ("scaled_from", "reason"),
+    [
+        ("run:big-1", "cannot be its own pilot"),
+        ("big-1", "cannot be its own pilot"),
+        ("checkpoint:pilot-1/10", "scaled_from"),
+        ("run:bad id", "scaled_from"),
+    ],
+)
+def test_a_bad_pilot_is_refused_before_anything_is_emitted(
+    emitter: Emitter, transport: FakeTransport, scaled_from: str, reason: str
+) -> None:
+    with pytest.raises(ArgumentError) as raised:
+        emitter.run(run_id="big-1", scaled_from=scaled_from, environment=False, code=False)
+    assert raised.value.arguments == ("scaled_from",)
+    assert reason in str(raised.value)
+    assert delivered(emitter, transport) == []

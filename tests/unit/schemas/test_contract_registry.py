@@ -12,6 +12,7 @@ from provgraph.schemas import (
     REGISTRY,
     CheckpointSaved,
     CheckpointSavedV1,
+    ContractError,
     FutureSchemaVersionError,
     Registry,
     RegistryError,
@@ -102,3 +103,21 @@ def test_version_gap_is_reported() -> None:
     registry = build_registry([CheckpointSaved], {})
     with pytest.raises(Exception, match=r"has no schema_version 1 \(known: \[3\]\)"):
         registry.resolve("checkpoint.saved", 1)
+
+
+def test_v1_run_started_is_read_as_v2_without_a_pilot() -> None:
+    raw = json.loads((EXAMPLES / "run.started.v1.json").read_text())
+    event = parse_event(raw)
+    assert isinstance(event, RunStarted)
+    assert (event.schema_version, event.payload.scaled_from) == (2, None)
+    assert event.payload.resources is not None and event.payload.resources.num_nodes == 4
+    assert REGISTRY.versions("run.started") == [1, 2]
+    current = parse_event(json.loads((EXAMPLES / "run.started.json").read_text()))
+    assert current.payload.scaled_from == "run:7c2e41aa-1b5d-4f0e-8a33-9d1f2b6c4e71"  # type: ignore[attr-defined]
+
+
+def test_a_run_cannot_be_its_own_pilot() -> None:
+    raw = json.loads((EXAMPLES / "run.started.json").read_text())
+    raw["payload"]["scaled_from"] = raw["subject"]
+    with pytest.raises(ContractError, match=r"cannot be its own pilot"):
+        parse_event(raw)

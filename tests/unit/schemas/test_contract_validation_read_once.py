@@ -29,7 +29,7 @@ def errors(raw: bytes) -> tuple[type[Exception], tuple[FieldError, ...]]:
 
 
 def with_version(literal: bytes) -> bytes:
-    return RAW.replace(b'"schema_version":1', b'"schema_version":' + literal)
+    return RAW.replace(b'"schema_version":2', b'"schema_version":' + literal)
 
 
 def test_plain_bytes_are_read_without_json_loads(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,10 +43,10 @@ def test_plain_bytes_are_read_without_json_loads(monkeypatch: pytest.MonkeyPatch
 @pytest.mark.parametrize(
     ("raw", "got"),
     [
-        (with_version(b"1.0"), "number"),  # the literal 1 of the model takes 1.0 ...
+        (with_version(b"2.0"), "number"),  # the literal 2 of the model takes 2.0 ...
         (with_version(b"true"), "boolean"),  # ... and true
-        (with_version(b'1,"schema_version":true'), "boolean"),  # the last counts
-        (with_version(b'1,"schema_versio\\u006e":1.0'), "number"),  # the same key, escaped
+        (with_version(b'2,"schema_version":true'), "boolean"),  # the last counts
+        (with_version(b'2,"schema_versio\\u006e":2.0'), "number"),  # the same key, escaped
     ],
 )
 def test_a_version_that_is_not_an_integer_is_refused_as_such(raw: bytes, got: str) -> None:

@@ -38,6 +38,7 @@ class Rel(StrEnum):
     RAN_IN = "RAN_IN"
     STARTED_FROM = "STARTED_FROM"
     RESUMED_FROM = "RESUMED_FROM"
+    SCALED_FROM = "SCALED_FROM"  # (Run)-[:SCALED_FROM]->(Run): a scale-up and its pilot
     PART_OF = "PART_OF"
     EXPORTED_FROM = "EXPORTED_FROM"
     EVALUATED = "EVALUATED"

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from provgraph.client.errors import ArgumentError
 from provgraph.schemas import Payload, parse_id
+from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.events.model import (
     ModelStatus,
     ModelVersionEvaluatedPayload,
@@ -82,6 +83,18 @@ def resumption(
         # A bad run_id makes the checkpoint id built from it bad too: name only the cause.
         kept = [p for p in exc.problems if p[0] != "from_checkpoint"]
         raise ArgumentError("resume", kept) from None
+
+
+def pilot(run_id: str, scaled_from: str | None) -> str | None:
+    """The id of the pilot run `scaled_from` (``run:<run_id>``, or a bare run id made into
+    one), checked against the contract: a run id, not the run itself (`ArgumentError` of
+    ``run``)."""
+    if scaled_from is None:
+        return None
+    ref = scaled_from if ":" in scaled_from else f"run:{scaled_from}"
+    data = {"run_id": run_id, "scaled_from": ref}
+    payload = validated(RunStartedPayload, data, helper="run", whole="scaled_from")
+    return payload.scaled_from
 
 
 def evaluation(

@@ -62,6 +62,9 @@ class Run:
     ``run.failed`` with the exception (re-raised), or ``run.aborted`` on KeyboardInterrupt
     and other non-``Exception`` exits. Every event of the run shares one correlation_id.
 
+    `scaled_from` names the pilot this run scales up (a run id or a `Run`; checked here,
+    before anything is emitted: `ArgumentError`).
+
     `Run.resume` continues a run that was interrupted: on enter it emits ``run.resumed``
     instead (no environment snapshot, no second ``run.started``), then it is the same.
     """
@@ -80,6 +83,7 @@ class Run:
         resources: Resources | Mapping[str, Any] | None = None,
         base_model: str | None = None,
         resumed_from: str | None = None,
+        scaled_from: str | Run | None = None,
         environment: str | bool = True,
         code: CodeRef | bool = True,
         code_dir: str | Path | None = None,
@@ -104,6 +108,9 @@ class Run:
             "resources": resources,
             "base_model": base_model,
             "resumed_from": resumed_from,
+            "scaled_from": payloads.pilot(
+                self.run_id, scaled_from.subject if isinstance(scaled_from, Run) else scaled_from
+            ),
         }
         self._environment, self._code = environment, code
         self._code_dir = Path(code_dir) if code_dir else None

@@ -17,7 +17,12 @@ from provgraph.schemas.events.deployment import (
     DeploymentUpdated,
 )
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecorded
-from provgraph.schemas.events.experiment import ExperimentCreated, RunStarted
+from provgraph.schemas.events.experiment import (
+    ExperimentCreated,
+    RunStarted,
+    RunStartedV1,
+    upcast_run_started_v1,
+)
 from provgraph.schemas.events.governance import AccessGranted, AccessRevoked, EntityDeleted
 from provgraph.schemas.events.model import (
     ModelVersionEvaluated,
@@ -51,6 +56,7 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     DatasetVersionCreated,
     EnvironmentSnapshotRecorded,
     ExperimentCreated,
+    RunStartedV1,
     RunStarted,
     RunMetricsLogged,
     RunCompletedV1,
@@ -116,10 +122,12 @@ __all__ = [
     "RunMetricsLogged",
     "RunResumed",
     "RunStarted",
+    "RunStartedV1",
     "TokenIssued",
     "TokenRevoked",
     "upcast_checkpoint_saved_v1",
     "upcast_checkpoint_saved_v2",
     "upcast_policy_set_v1",
+    "upcast_run_started_v1",
     "upcast_to_v2",
 ]

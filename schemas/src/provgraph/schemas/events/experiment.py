@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from provgraph.schemas.envelope import ContractModel, Event, Payload, Text
 from provgraph.schemas.events.common import Count, DegreeMap, JsonMap, Label, Positive, Tags
@@ -16,6 +16,7 @@ from provgraph.schemas.ids import (
     EnvironmentId,
     ExperimentId,
     Name,
+    RunId,
     RunKey,
     experiment_id,
     run_id,
@@ -81,7 +82,7 @@ class Resources(ContractModel):
     extra: JsonMap = Field(default_factory=dict)
 
 
-class RunStartedPayload(Payload):
+class RunStartedV1Payload(Payload):
     """A run (one attempt of training or evaluation) starts. Subject: ``run:<run_id>``."""
 
     run_id: RunKey
@@ -100,9 +101,38 @@ class RunStartedPayload(Payload):
         return run_id(self.run_id)
 
 
-class RunStarted(Event):
-    """``run.started`` v1."""
+class RunStartedV1(Event):
+    """``run.started`` v1 (historical): still readable, upcast to v2 when read."""
 
     event_type: Literal["run.started"] = "run.started"
     schema_version: Literal[1] = 1
+    payload: RunStartedV1Payload
+
+
+class RunStartedPayload(RunStartedV1Payload):
+    """A run (one attempt of training or evaluation) starts. Subject: ``run:<run_id>``.
+
+    `scaled_from`: the pilot this run scales up (a smaller run of the same project, never the
+    run itself); `provgraph scale-up` shows the two side by side.
+    """
+
+    scaled_from: RunId | None = None
+
+    @model_validator(mode="after")
+    def _not_its_own_pilot(self) -> RunStartedPayload:
+        if self.scaled_from is not None and self.scaled_from == run_id(self.run_id):
+            raise ValueError(f"scaled_from: run {self.scaled_from} cannot be its own pilot")
+        return self
+
+
+class RunStarted(Event):
+    """``run.started`` v2 (current): v1 and `scaled_from`."""
+
+    event_type: Literal["run.started"] = "run.started"
+    schema_version: Literal[2] = 2
     payload: RunStartedPayload
+
+
+def upcast_run_started_v1(event: dict[str, Any]) -> dict[str, Any]:
+    """``run.started`` v1 -> v2: the same payload, no pilot (`scaled_from` absent)."""
+    return {**event, "schema_version": 2}

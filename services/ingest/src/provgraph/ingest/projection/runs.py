@@ -76,6 +76,7 @@ def _run_started(event: RunStarted) -> list[Mutation]:
     out += ctx.linked(me, Rel.RAN_IN, p.environment)
     out += ctx.linked(me, Rel.STARTED_FROM, p.base_model)
     out += ctx.linked(me, Rel.RESUMED_FROM, p.resumed_from)
+    out += ctx.linked(me, Rel.SCALED_FROM, p.scaled_from)
     for used in p.inputs:
         out += ctx.linked(me, Rel.USED, used.dataset_version, role=used.role.value)
     return out

@@ -51,6 +51,7 @@ RELATIONS: Mapping[Rel, tuple[str, str | None]] = {
     Rel.SERVES: ("used", "serves"),
     Rel.READS: ("used", "reads"),
     Rel.CHILD_OF: ("wasInformedBy", None),
+    Rel.SCALED_FROM: ("wasInformedBy", None),  # a scale-up informed by its pilot
     Rel.PART_OF: ("wasInfluencedBy", None),
 }
 """Each edge type, (derived)-[:REL]->(source), as a PROV relation (subject: the derived node)

@@ -16,6 +16,7 @@ INVALID = sorted((EXAMPLES / "invalid").glob("*.json"))
 MODEL_ONLY = {
     "run.started.subject-mismatch.json": "subject consistency needs the payload-to-id rule",
     "run.started.scaled-from-itself.json": "the pilot compared with the run's own id",
+    "project.policy.set.alias-of-an-alias.json": "an alias compared with the other aliases",
     "access.revoked.other-project.json": "subject consistency (grant for another project)",
     "dataset.version.created.split-ratios-over-one.json": "a sum across fields",
     "deployment.updated.shares-sum-over-one.json": "a sum across array items",

@@ -46,7 +46,7 @@ def test_policy_set_states_the_required_elements_of_each_kind() -> None:
     argv = ["policy", "set", "vision", "--require", "run:inputs,code", "--require", "run:code"]
     argv += ["--require", "dataset_version:licence", "--require-passed-gates"]
     event = policy_event(build_parser().parse_args([*argv, "--require-conclusion"]))
-    assert event.schema_version == 2
+    assert event.schema_version == 3
     assert event.payload.required.run == ("code", "conclusion", "inputs")
     assert event.payload.required.dataset_version == ("licence",)
     assert event.payload.required.model_version == ()

@@ -195,7 +195,7 @@ def test_v1_means_a_required_conclusion_and_the_project_keeps_the_policy() -> No
         "payload": {"require_conclusion": True},
     }
     event = parse_event(v1)
-    assert event.schema_version == 2
+    assert event.schema_version == 3  # upcast v1 -> v2 -> v3
     assert event.payload.required.run == ("conclusion",)  # type: ignore[attr-defined]
     graph = MemoryGraph()
     graph.write(

@@ -56,3 +56,8 @@ list of elements required (kinds with none left out)."""
 REQUIRE_PASSED_GATES = "require_passed_gates"
 """The Project node's property (boolean): a run may train only on dataset versions whose
 quality gates were recorded and all passed."""
+
+POLICY_RECORDS = "policy.records."
+"""Prefix of the Project node's policy history: one property per policy event, named by its
+log version (``<logged_at>|<event_id>``), holding the whole policy as JSON; the greatest
+version is the policy in force."""

@@ -139,6 +139,7 @@ def _default_registry() -> Registry:
         upcast_checkpoint_saved_v1,
         upcast_checkpoint_saved_v2,
         upcast_policy_set_v1,
+        upcast_policy_set_v2,
         upcast_run_started_v1,
         upcast_to_v2,
     )
@@ -147,6 +148,7 @@ def _default_registry() -> Registry:
         ("checkpoint.saved", 1): upcast_checkpoint_saved_v1,
         ("checkpoint.saved", 2): upcast_checkpoint_saved_v2,
         ("project.policy.set", 1): upcast_policy_set_v1,
+        ("project.policy.set", 2): upcast_policy_set_v2,
         ("run.completed", 1): upcast_to_v2,
         ("run.started", 1): upcast_run_started_v1,
         ("run.failed", 1): upcast_to_v2,

@@ -9,6 +9,7 @@ from fake_reader import FakeReader
 from fakes.best_env import FakeBestEnvReads
 from fakes.compare import FakeCompareReads
 from fakes.compliance import FakeComplianceReads
+from fakes.conventions import FakeConventionReads
 from fakes.cost import FakeCostReads
 from fakes.digest import FakeDigestReads
 from fakes.dossier import FakeDossierReads
@@ -23,6 +24,7 @@ from fakes.series import FakeSeriesReads
 from provgraph.query.read.best_env_reads import BestEnvReads
 from provgraph.query.read.compare_reads import CompareReads
 from provgraph.query.read.compliance_reads import ComplianceReads
+from provgraph.query.read.convention_reads import ConventionReads
 from provgraph.query.read.cost_reads import CostReads
 from provgraph.query.read.digest_reads import DigestReads
 from provgraph.query.read.dossier_reads import DossierReads
@@ -40,6 +42,7 @@ __all__ = [
     "FakeBestEnvReads",
     "FakeCompareReads",
     "FakeComplianceReads",
+    "FakeConventionReads",
     "FakeCostReads",
     "FakeDigestReads",
     "FakeDossierReads",
@@ -72,6 +75,7 @@ def fake_readers(
     records: RecordsReads | None = None,
     lessons: LessonReads | None = None,
     cost: CostReads | None = None,
+    conventions: ConventionReads | None = None,
 ) -> Readers:
     """Every reader in memory: `graph` (an empty graph by default) and its column reads, and
     the fakes given; each other port a fake that knows nothing."""
@@ -93,4 +97,5 @@ def fake_readers(
         records=records or FakeRecordsReads(),
         lessons=lessons or FakeLessonReads(),
         cost=cost or FakeCostReads(),
+        conventions=conventions or FakeConventionReads(),
     )

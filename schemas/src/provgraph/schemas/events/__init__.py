@@ -37,7 +37,9 @@ from provgraph.schemas.events.openlineage import (
 from provgraph.schemas.events.policy import (
     ProjectPolicySet,
     ProjectPolicySetV1,
+    ProjectPolicySetV2,
     upcast_policy_set_v1,
+    upcast_policy_set_v2,
 )
 from provgraph.schemas.events.run import (
     RunAborted,
@@ -80,6 +82,7 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     AccessRevoked,
     EntityDeleted,
     ProjectPolicySetV1,
+    ProjectPolicySetV2,
     ProjectPolicySet,
     TokenIssued,
     TokenRevoked,
@@ -114,6 +117,7 @@ __all__ = [
     "OpenLineageRunEvent",
     "ProjectPolicySet",
     "ProjectPolicySetV1",
+    "ProjectPolicySetV2",
     "RunAborted",
     "RunCompleted",
     "RunCompletedV1",
@@ -128,6 +132,7 @@ __all__ = [
     "upcast_checkpoint_saved_v1",
     "upcast_checkpoint_saved_v2",
     "upcast_policy_set_v1",
+    "upcast_policy_set_v2",
     "upcast_run_started_v1",
     "upcast_to_v2",
 ]

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, WithJsonSchema, field_validator
 from pydantic.config import JsonDict
 
+from provgraph.schemas.conventions import (
+    MAX_ALIASES,
+    MAX_ROOTS,
+    MAX_TEMPLATE_CHARS,
+    NamedKind,
+    alias_problem,
+    template_pattern,
+    template_problem,
+)
 from provgraph.schemas.envelope import ContractModel, Event, Payload, Text
+from provgraph.schemas.events.common import StorageUri
 from provgraph.schemas.ids import project_id
 from provgraph.schemas.records import ELEMENTS, RecordKind
 
@@ -57,6 +67,44 @@ class _ProjectPayload(Payload):
         return project_id(project)
 
 
+def _template(kind: NamedKind) -> Any:
+    """A template of `kind`: checked by `NameRules`, its pattern published in the schema."""
+    schema: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_TEMPLATE_CHARS}
+    schema["pattern"] = template_pattern(kind)
+    return Annotated[str, WithJsonSchema(schema)]
+
+
+class NameRules(ContractModel):
+    """A naming rule per kind of record (`provgraph.schemas.conventions`): a template whose
+    placeholders name the record's own facts, ``*`` any text. A kind left out has no rule."""
+
+    run: _template(NamedKind.RUN) | None = None
+    model_version: _template(NamedKind.MODEL_VERSION) | None = None
+    dataset_version: _template(NamedKind.DATASET_VERSION) | None = None
+    image: _template(NamedKind.IMAGE) | None = None
+
+    @field_validator("run", "model_version", "dataset_version", "image")
+    @classmethod
+    def _check(cls, template: str | None, info: ValidationInfo) -> str | None:
+        kind = NamedKind(str(info.field_name))
+        problem = None if template is None else template_problem(kind, template)
+        if problem:
+            raise ValueError(f"{kind.value} naming rule {template!r}: {problem}")
+        return template
+
+    def of(self, kind: NamedKind) -> str | None:
+        """The template of `kind`, if there is one."""
+        template: str | None = getattr(self, kind.value)
+        return template
+
+    def stated(self) -> dict[str, str]:
+        """kind -> template, for the kinds with a rule."""
+        return {k.value: t for k in NamedKind if (t := self.of(k)) is not None}
+
+
+MetricName = Annotated[str, Field(min_length=1, max_length=256)]
+
+
 class ProjectPolicySetPayload(_ProjectPayload):
     """The project's policy from now on (log order): every rule is restated, none is kept
     from an earlier event. Subject: ``project:<project>`` (the event's own project).
@@ -67,19 +115,69 @@ class ProjectPolicySetPayload(_ProjectPayload):
     reason, ``conclusion_required``). `require_passed_gates`: a run.started may train (an
     input of role ``train``) only on dataset versions whose quality checks were recorded and
     all passed.
+
+    The project's conventions (`provgraph.schemas.conventions`): `metric_aliases` (alias ->
+    canonical name: compare, best and effects read a metric under its canonical name;
+    `lint-metrics` lists the names that differ only in spelling); `names` (a naming rule per
+    kind; `lint-names` lists what breaks them; with `require_names`, a new run, model
+    version, dataset version or image that breaks its rule is refused, 422
+    ``name_breaks_rule``); `storage_roots` (URI prefixes outputs belong under; `collisions`
+    lists outputs out of place and URIs written by runs of two experiments; with
+    `require_places`, an output out of place is refused, 422 ``place_refused``, and one at a
+    URI another experiment's run wrote, 409 ``place_taken``).
     """
+
+    required: RequiredElements = Field(default_factory=RequiredElements)
+    require_passed_gates: bool = False
+    metric_aliases: Annotated[dict[MetricName, MetricName], Field(max_length=MAX_ALIASES)] = (
+        Field(default_factory=dict)
+    )
+    names: NameRules = Field(default_factory=NameRules)
+    require_names: bool = False
+    storage_roots: Annotated[
+        tuple[StorageUri, ...], Field(max_length=MAX_ROOTS, json_schema_extra={"uniqueItems": True})
+    ] = ()
+    require_places: bool = False
+    reason: Text | None = None
+
+    @field_validator("metric_aliases")
+    @classmethod
+    def _aliases(cls, aliases: dict[str, str]) -> dict[str, str]:
+        problem = alias_problem(aliases)
+        if problem:
+            raise ValueError(f"metric_aliases: {problem}")
+        return dict(sorted(aliases.items()))
+
+    @field_validator("storage_roots")
+    @classmethod
+    def _roots(cls, roots: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(roots)) != len(roots):
+            raise ValueError("storage_roots: a root is named more than once")
+        return tuple(sorted(roots))
+
+
+class ProjectPolicySet(Event):
+    """``project.policy.set`` v3 (current)."""
+
+    event_type: Literal["project.policy.set"] = "project.policy.set"
+    schema_version: Literal[3] = 3
+    payload: ProjectPolicySetPayload
+
+
+class ProjectPolicySetV2Payload(_ProjectPayload):
+    """The v2 policy: required elements and the gates rule, no conventions."""
 
     required: RequiredElements = Field(default_factory=RequiredElements)
     require_passed_gates: bool = False
     reason: Text | None = None
 
 
-class ProjectPolicySet(Event):
-    """``project.policy.set`` v2 (current)."""
+class ProjectPolicySetV2(Event):
+    """``project.policy.set`` v2 (historical): still readable, upcast to v3 when read."""
 
     event_type: Literal["project.policy.set"] = "project.policy.set"
     schema_version: Literal[2] = 2
-    payload: ProjectPolicySetPayload
+    payload: ProjectPolicySetV2Payload
 
 
 class ProjectPolicySetV1Payload(_ProjectPayload):
@@ -107,20 +205,36 @@ def upcast_policy_set_v1(event: dict[str, Any]) -> dict[str, Any]:
     return {**event, "schema_version": 2, "payload": payload}
 
 
+def upcast_policy_set_v2(event: dict[str, Any]) -> dict[str, Any]:
+    """v2 -> v3: no conventions declared (every v3 field keeps its default)."""
+    return {**event, "schema_version": 3}
+
+
 def policy_payload(
     required: Mapping[RecordKind, Sequence[str]] | None = None,
     *,
     require_conclusion: bool = False,
     require_passed_gates: bool = False,
+    metric_aliases: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
+    require_names: bool = False,
+    storage_roots: Sequence[str] = (),
+    require_places: bool = False,
     reason: str | None = None,
 ) -> ProjectPolicySetPayload:
-    """The v2 payload requiring `required` (kind -> elements; a run's conclusion too with
-    `require_conclusion`, as v1 said it). `ValueError` names an unknown element."""
+    """The current payload requiring `required` (kind -> elements; a run's conclusion too
+    with `require_conclusion`, as v1 said it), with the conventions given (`names`: kind ->
+    template). `ValueError` (pydantic's) names an unknown element, fact or kind."""
     kinds = {kind.value: set(names) for kind, names in (required or {}).items()}
     if require_conclusion:
         kinds.setdefault(RecordKind.RUN.value, set()).add(CONCLUSION)
     return ProjectPolicySetPayload(
         required=RequiredElements.model_validate({k: sorted(v) for k, v in kinds.items()}),
         require_passed_gates=require_passed_gates,
+        metric_aliases=dict(metric_aliases or {}),
+        names=NameRules.model_validate(dict(names or {})),
+        require_names=require_names,
+        storage_roots=tuple(storage_roots),
+        require_places=require_places,
         reason=reason,
     )

@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 from provgraph.authz.tokens import hash_token, new_token
 from provgraph.client.eventlog import Appended, EventLog
@@ -76,15 +77,18 @@ def policy_set(
     required: Mapping[RecordKind, Sequence[str]] | None = None,
     require_passed_gates: bool = False,
     reason: str | None = None,
+    **conventions: Any,
 ) -> ProjectPolicySet:
     """The ``project.policy.set`` event restating `project`'s policy: the elements `required`
-    of each kind (a conclusion of runs too with `require_conclusion`), and whether runs may
-    train only on data whose quality gates passed. `ValueError` names an unknown element."""
+    of each kind (a conclusion of runs too with `require_conclusion`), whether runs may
+    train only on data whose quality gates passed, and the `conventions`
+    (`policy_payload`'s keywords). `ValueError` names an unknown element, fact or kind."""
     payload = policy_payload(
         required,
         require_conclusion=require_conclusion,
         require_passed_gates=require_passed_gates,
         reason=reason,
+        **conventions,
     )
     return ProjectPolicySet.create(project=project, producer=PRODUCER, actor=actor, payload=payload)
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+
+from pydantic import ValidationError
 
 from provgraph.authz.admin import (
     access_event,
@@ -22,6 +25,7 @@ from provgraph.authz.tokens import new_token, principal_name
 from provgraph.client.config import default_actor
 from provgraph.core.settings import KafkaSettings
 from provgraph.schemas import InvalidIdError, ProjectPolicySet
+from provgraph.schemas.conventions import FACTS, NamedKind
 from provgraph.schemas.events.governance import AccessRole
 from provgraph.schemas.events.policy import ProjectPolicySetPayload
 from provgraph.schemas.events.tokens import GlobalRole
@@ -83,8 +87,57 @@ def _register_policy(sub: SubParsers[argparse.ArgumentParser]) -> None:
         help="refuse run.completed without a conclusion (as --require run:conclusion; "
         "--no-require-conclusion: accept it)",
     )
+    put.add_argument(
+        "--metric-alias",
+        action="append",
+        type=pair("ALIAS=CANONICAL"),
+        default=[],
+        metavar="ALIAS=CANONICAL",
+        help="a metric name that means CANONICAL: compare, best and effects read it as "
+        "CANONICAL (repeatable; `provgraph lint-metrics` lists candidates)",
+    )
+    facts = "; ".join(f"{k.value}: {', '.join(FACTS[k])}" for k in NamedKind)
+    put.add_argument(
+        "--name-rule",
+        action="append",
+        type=pair("KIND=TEMPLATE"),
+        default=[],
+        metavar="KIND=TEMPLATE",
+        help="how records of KIND are named: text, {fact} placeholders and * for any text "
+        f"(repeatable; {facts})",
+    )
+    put.add_argument(
+        "--require-names",
+        action="store_true",
+        help="refuse a new record whose name breaks its naming rule (422 name_breaks_rule)",
+    )
+    put.add_argument(
+        "--storage-root",
+        action="append",
+        default=[],
+        metavar="URI",
+        help="a URI prefix outputs belong under (repeatable)",
+    )
+    put.add_argument(
+        "--require-places",
+        action="store_true",
+        help="refuse an output outside the storage roots or at a personal path (422 "
+        "place_refused), or at a URI a run of another experiment wrote (409 place_taken)",
+    )
     put.add_argument("--reason", help="why, kept with the policy")
     put.set_defaults(func=_policy_set)
+
+
+def pair(shape: str) -> Callable[[str], tuple[str, str]]:
+    """An argument type for ``LEFT=RIGHT`` (both non-empty), named `shape` in its error."""
+
+    def parse(text: str) -> tuple[str, str]:
+        left, sep, right = text.partition("=")
+        if not sep or not left.strip() or not right.strip():
+            raise argparse.ArgumentTypeError(f"{text!r}: expected {shape}")
+        return left.strip(), right.strip()
+
+    return parse
 
 
 def requirement(text: str) -> tuple[RecordKind, tuple[str, ...]]:
@@ -156,14 +209,36 @@ def _policy_set(args: argparse.Namespace) -> int:
 def policy_event(args: argparse.Namespace) -> ProjectPolicySet:
     """The ``project.policy.set`` event `provgraph policy set` appends; `ValueError` when no
     rule is stated (a policy restates every rule: say explicitly that nothing is required)."""
-    if not (args.require or args.require_passed_gates or args.require_conclusion is not None):
+    stated = [args.require, args.require_passed_gates, args.metric_alias, args.name_rule]
+    stated += [args.require_names, args.storage_root, args.require_places]
+    if not any(stated) and args.require_conclusion is None:
         raise ValueError(
             "state the policy: --require KIND:ELEM[,ELEM], --require-passed-gates, "
-            "--require-conclusion (or --no-require-conclusion: require nothing)"
+            "--require-conclusion, --metric-alias, --name-rule, --storage-root (or "
+            "--no-require-conclusion: require nothing)"
+        )
+    kinds = {k.value for k in NamedKind}
+    unknown = [kind for kind, _ in args.name_rule if kind not in kinds]
+    if unknown:
+        raise ValueError(
+            f"--name-rule {unknown[0]!r}: not a kind that is named (known: {', '.join(kinds)})"
         )
     required: dict[RecordKind, list[str]] = {}
     for kind, elements in args.require:
         required.setdefault(kind, []).extend(elements)
+    try:
+        return _policy_set_event(args, required)
+    except ValidationError as exc:
+        problems = [
+            f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
+        ]
+        raise ValueError("; ".join(problems)) from None
+
+
+def _policy_set_event(
+    args: argparse.Namespace, required: dict[RecordKind, list[str]]
+) -> ProjectPolicySet:
     return policy_set(
         args.project,
         default_actor(),
@@ -171,6 +246,11 @@ def policy_event(args: argparse.Namespace) -> ProjectPolicySet:
         required=required,
         require_passed_gates=args.require_passed_gates,
         reason=args.reason,
+        metric_aliases=dict(args.metric_alias),
+        names=dict(args.name_rule),
+        require_names=args.require_names,
+        storage_roots=args.storage_root,
+        require_places=args.require_places,
     )
 
 
@@ -183,6 +263,17 @@ def describe(payload: ProjectPolicySetPayload) -> str:
     ]
     if payload.require_passed_gates:
         parts.append("runs train only on dataset versions whose quality checks passed")
+    if payload.metric_aliases:
+        aliases = ", ".join(f"{a} = {c}" for a, c in payload.metric_aliases.items())
+        parts.append(f"metric aliases {aliases}")
+    for kind, template in payload.names.stated().items():
+        parts.append(f"{kind} names follow {template!r}")
+    if payload.require_names:
+        parts.append("names that break their rule are refused")
+    if payload.storage_roots:
+        parts.append(f"outputs under {', '.join(payload.storage_roots)}")
+    if payload.require_places:
+        parts.append("outputs out of place or at another experiment's URI are refused")
     return "; ".join(parts) or "requires nothing"
 
 

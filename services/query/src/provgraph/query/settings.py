@@ -29,6 +29,8 @@ class QuerySettings(Neo4jSettings, AuthSettings):
     effects_max_runs: int = Field(default=5000, ge=1)
     # `search` (lessons): the best matches of the text the filters then narrow.
     lessons_candidates: int = Field(default=1000, ge=1)
+    # `lint-names`, `collisions`: the records of a kind (the oldest first) one report checks.
+    guards_max_records: int = Field(default=10_000, ge=1)
     read_timeout_s: float = 30.0
 
     # The read-only Cypher endpoint.

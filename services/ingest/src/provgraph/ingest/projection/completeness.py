@@ -31,10 +31,16 @@ from provgraph.ingest.projection.mutations import (
     ProjectionError,
     Versioned,
 )
+from provgraph.schemas.conventions import NO_CONVENTIONS, Conventions
 from provgraph.schemas.events.model import ModelStatus
 from provgraph.schemas.events.policy import ProjectPolicySetPayload
 from provgraph.schemas.graph import Rel
-from provgraph.schemas.records import REQUIRE_PASSED_GATES, REQUIRED_ELEMENTS, RecordKind
+from provgraph.schemas.records import (
+    POLICY_RECORDS,
+    REQUIRE_PASSED_GATES,
+    REQUIRED_ELEMENTS,
+    RecordKind,
+)
 from provgraph.schemas.storage import encode_json, json_key, parse_json
 
 CONCLUSION = "conclusion"
@@ -42,9 +48,6 @@ REQUIRE_CONCLUSION = "require_conclusion"
 POLICY_HISTORY = "policy.require_conclusion."
 """Prefix of the Project node's conclusion history: one property per policy event, named by
 its log version (``policy.require_conclusion.<logged_at>|<event_id>``), holding the boolean."""
-POLICY_RECORDS = "policy.records."
-"""Prefix of the Project node's policy history: one property per policy event, named by its
-log version, holding the whole policy as JSON (`Policy.text`)."""
 QUALITY_GATES = json_key("quality_gates")  # a dataset version's stored gates (JSON text)
 RUN_STARTED = "run.started"
 DATASET_VERSION_CREATED = "dataset.version.created"
@@ -78,6 +81,7 @@ class Policy:
 
     required: Mapping[RecordKind, tuple[str, ...]] = field(default_factory=dict)
     require_passed_gates: bool = False
+    conventions: Conventions = NO_CONVENTIONS
 
     def of(self, kind: RecordKind) -> tuple[str, ...]:
         """The sorted elements required of `kind`."""
@@ -95,7 +99,8 @@ class Policy:
     def text(self) -> str:
         """The whole policy as JSON (its entry in the history)."""
         gates = self.require_passed_gates
-        return encode_json({"required": parse_json(self.elements_text()), "gates": gates})
+        stated = {"required": parse_json(self.elements_text()), "gates": gates}
+        return encode_json(stated | self.conventions.stored())
 
 
 NO_POLICY = Policy()
@@ -105,7 +110,14 @@ def policy_of(payload: ProjectPolicySetPayload) -> Policy:
     """The policy a ``project.policy.set`` states."""
     required = {kind: payload.required.of(kind) for kind in RecordKind}
     kept = {kind: names for kind, names in required.items() if names}
-    return Policy(kept, payload.require_passed_gates)
+    conventions = Conventions(
+        payload.metric_aliases,
+        payload.names.stated(),
+        payload.require_names,
+        payload.storage_roots,
+        payload.require_places,
+    )
+    return Policy(kept, payload.require_passed_gates, conventions)
 
 
 def _required_of(data: Any) -> dict[RecordKind, tuple[str, ...]]:
@@ -125,10 +137,16 @@ def policy_history(
         for version, required in conclusions.items()
     }
     for version, text in records.items():
-        data = parse_json(text)
-        data = data if isinstance(data, dict) else {}
-        history[version] = Policy(_required_of(data.get("required")), bool(data.get("gates")))
+        history[version] = kept_policy(text)
     return history
+
+
+def kept_policy(text: str) -> Policy:
+    """The policy a history entry (`Policy.text`) holds."""
+    data = parse_json(text)
+    data = data if isinstance(data, dict) else {}
+    conventions = Conventions.from_stored(data)
+    return Policy(_required_of(data.get("required")), bool(data.get("gates")), conventions)
 
 
 def policy_props(version: str, policy: Policy) -> dict[str, Versioned]:
@@ -147,11 +165,10 @@ def policy_props(version: str, policy: Policy) -> dict[str, Versioned]:
 
 def stated_policy(node: NodeUpsert) -> Policy | None:
     """The policy a policy event's Project upsert states (`policy_props`), if it does."""
-    elements, gates = node.lww.get(REQUIRED_ELEMENTS), node.lww.get(REQUIRE_PASSED_GATES)
-    if elements is None or not isinstance(elements.value, str):
-        return None
-    required = _required_of(parse_json(elements.value))
-    return Policy(required, bool(gates.value) if gates is not None else False)
+    for name, kept in node.lww.items():
+        if name.startswith(POLICY_RECORDS) and isinstance(kept.value, str):
+            return kept_policy(kept.value)
+    return None
 
 
 # ---- what a record holds ---------------------------------------------------------------------

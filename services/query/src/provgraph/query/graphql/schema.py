@@ -23,6 +23,7 @@ from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
 from provgraph.query.graphql.execution import LeafExecution
 from provgraph.query.graphql.fields import LONG_SCALARS
+from provgraph.query.graphql.guards import GuardsQuery
 from provgraph.query.graphql.lessons import LessonsQuery
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
@@ -60,6 +61,7 @@ class Query(
     CompareQuery,
     LessonsQuery,
     CostQuery,
+    GuardsQuery,
     BestEnvQuery,
     TeamQuery,
 ):

@@ -15,6 +15,7 @@ from provgraph.query.read.best_env_reads import BestEnvReader, BestEnvReads
 from provgraph.query.read.column_reads import ColumnReader, ColumnReads
 from provgraph.query.read.compare_reads import CompareReader, CompareReads
 from provgraph.query.read.compliance_reads import ComplianceReader, ComplianceReads
+from provgraph.query.read.convention_reads import ConventionReader, ConventionReads
 from provgraph.query.read.cost_reads import CostReader, CostReads
 from provgraph.query.read.digest_reads import DigestReader, DigestReads
 from provgraph.query.read.dossier_reads import DossierReader, DossierReads
@@ -53,6 +54,7 @@ class Readers:
     records: RecordsReads
     lessons: LessonReads
     cost: CostReads
+    conventions: ConventionReads
 
 
 def neo4j_readers(
@@ -79,4 +81,5 @@ def neo4j_readers(
         records=RecordsReader(session),
         lessons=LessonReader(session),
         cost=CostReader(session),
+        conventions=ConventionReader(session),
     )

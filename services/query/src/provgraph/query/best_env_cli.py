@@ -37,7 +37,9 @@ AMBIGUOUS = 2
 @contextmanager
 def _questions() -> Iterator[BestAndEnvironments]:
     with command_readers() as (readers, _):
-        yield BestAndEnvironments(readers.best_env, Recipes(readers.recipes))
+        yield BestAndEnvironments(
+            readers.best_env, Recipes(readers.recipes), conventions=readers.conventions
+        )
 
 
 def _best(args: argparse.Namespace) -> int:

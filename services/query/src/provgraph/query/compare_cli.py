@@ -17,7 +17,7 @@ from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
 from provgraph.query.connect import command_readers
 from provgraph.query.read.model import Scope
-from provgraph.query.recipes.compare_service import Comparisons
+from provgraph.query.recipes.compare_service import comparisons
 from provgraph.query.recipes.compare_table import render_comparison
 from provgraph.query.recipes.effects import BY_VALUE, GROUPINGS, render_effects
 from provgraph.query.recipes.team_service import parse_instant
@@ -30,7 +30,7 @@ FLAGGED = 3
 def _answer(args: argparse.Namespace) -> dict[str, Any]:
     experiment = args.ids[0] if args.ids[0].startswith("experiment:") else None
     with command_readers() as (readers, settings):
-        return Comparisons(readers.compare, settings.page_max_size).compare(
+        return comparisons(readers, settings).compare(
             Scope.everything(),
             experiment=experiment,
             runs=[] if experiment else args.ids,
@@ -52,7 +52,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _effects(args: argparse.Namespace) -> int:
     since = format_time(parse_instant(args.since, "--since")) if args.since else None
     with command_readers() as (readers, settings):
-        service = Comparisons(readers.compare, settings.page_max_size, settings.effects_max_runs)
+        service = comparisons(readers, settings)
         try:
             answer = service.effects(
                 Scope.everything(),

@@ -219,7 +219,9 @@ class RunsWithPackage:
 
 
 def _questions(ctx: GraphContext) -> BestAndEnvironments:
-    return BestAndEnvironments(ctx.readers.best_env, ctx.recipes)
+    return BestAndEnvironments(
+        ctx.readers.best_env, ctx.recipes, conventions=ctx.readers.conventions
+    )
 
 
 @strawberry.type

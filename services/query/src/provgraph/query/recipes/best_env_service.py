@@ -9,6 +9,7 @@ from typing import Any
 
 from provgraph.query.errors import missing_sides
 from provgraph.query.read.best_env_reads import BestEnvReads
+from provgraph.query.read.convention_reads import ConventionReads
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.best_model import best_answer, model_of
 from provgraph.query.recipes.env_diff import (
@@ -17,7 +18,9 @@ from provgraph.query.recipes.env_diff import (
     parse_spec,
     runs_with_answer,
 )
+from provgraph.query.recipes.metric_aliases import ProjectAliases, spellings
 from provgraph.query.recipes.service import Recipes
+from provgraph.schemas import parse_id
 
 MAX_EVALUATIONS = 5000
 """Evaluations of one model read for `best` at most (the answer says when it was cut)."""
@@ -30,11 +33,17 @@ class BestAndEnvironments:
     the `diff` of `recipes`)."""
 
     def __init__(
-        self, reads: BestEnvReads, recipes: Recipes, *, max_evaluations: int = MAX_EVALUATIONS
+        self,
+        reads: BestEnvReads,
+        recipes: Recipes,
+        *,
+        max_evaluations: int = MAX_EVALUATIONS,
+        conventions: ConventionReads | None = None,
     ) -> None:
         self._reads = reads
         self._recipes = recipes
         self._max = max_evaluations
+        self._conventions = conventions
 
     def best(
         self,
@@ -50,9 +59,17 @@ class BestAndEnvironments:
         """The best version of `model` by `metric` on one evaluation set, the previous best,
         the delta and the diff of their upstream chains; None when the model is missing."""
         model_ref = model_of(model, project)
+        aliases = ProjectAliases(self._conventions, scope).of(parse_id(model_ref).project)
+        metric, *others = spellings(metric, aliases)  # its canonical name, then its aliases
         rows = self._reads.evaluations(model_ref, metric, self._max + 1, scope)
         if rows is None:
             return None
+        for alias in others:  # evaluations that recorded the metric under an alias
+            seen = {row["evaluation"] for row in rows}
+            more = self._reads.evaluations(model_ref, alias, self._max + 1, scope) or []
+            rows = [*rows, *(row for row in more if row["evaluation"] not in seen)]
+        if others:
+            rows = sorted(rows, key=lambda row: (row["version"], row["evaluation"]))
         answer = best_answer(
             model_ref,
             metric,

@@ -10,9 +10,17 @@ from typing import Any
 from provgraph.core.errors import NotFoundError
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.compare_reads import ComparedRuns, CompareReads
+from provgraph.query.read.convention_reads import ConventionReads
 from provgraph.query.read.model import Scope
+from provgraph.query.read.readers import Readers
 from provgraph.query.recipes.compare_answer import compare_runs
 from provgraph.query.recipes.effects import BY_VALUE, effects
+from provgraph.query.recipes.metric_aliases import (
+    ProjectAliases,
+    canonical_name,
+    canonical_records,
+)
+from provgraph.query.settings import QuerySettings
 from provgraph.schemas import IdKind, InvalidIdError, parse_id
 
 
@@ -31,12 +39,21 @@ def _expect(argument: str, value: str, kind: IdKind) -> str:
 
 class Comparisons:
     """`compare` and `effects` over a `CompareReads`; at most `max_runs` runs in one table,
-    and the latest `effects_max_runs` runs of a project in one effects table."""
+    and the latest `effects_max_runs` runs of a project in one effects table. With
+    `conventions`, each run's metrics are read under the canonical names its project declared
+    (`recipes/metric_aliases.py`)."""
 
-    def __init__(self, reads: CompareReads, max_runs: int, effects_max_runs: int = 5000) -> None:
+    def __init__(
+        self,
+        reads: CompareReads,
+        max_runs: int,
+        effects_max_runs: int = 5000,
+        conventions: ConventionReads | None = None,
+    ) -> None:
         self._reads = reads
         self._max_runs = max_runs
         self._effects_max_runs = effects_max_runs
+        self._conventions = conventions
 
     def compare(
         self,
@@ -54,6 +71,7 @@ class Comparisons:
         if experiment is not None and not found.experiment_found:
             raise NotFoundError(f"Not found: {experiment}.", missing={"experiment": experiment})
         records, truncated = _trimmed(found, self._max_runs, ids)
+        records = canonical_records(records, ProjectAliases(self._conventions, scope).of)
         have = {r["run"]["id"] for r in records}
         absent = [i for i in ids if i not in have]
         if absent:
@@ -87,10 +105,11 @@ class Comparisons:
                 f"Not found: no run in an experiment of project {project}.",
                 missing={"project": project},
             )
+        aliases = ProjectAliases(self._conventions, scope)
         return effects(
-            records[:limit],
+            canonical_records(records[:limit], aliases.of),
             project=project,
-            metric=metric,
+            metric=canonical_name(metric, aliases.of(project)),
             since=since,
             group_by=group_by,
             truncated=len(records) > limit,
@@ -125,3 +144,14 @@ def _trimmed(
     if found.runs[last]["run"]["id"] in named:
         return found.runs, True
     return found.runs[:last] + found.runs[found.members :], True
+
+
+def comparisons(readers: Readers, settings: QuerySettings) -> Comparisons:
+    """The `Comparisons` of a service or a command: its bounds from `settings`, the metric
+    aliases of each project honoured."""
+    return Comparisons(
+        readers.compare,
+        settings.page_max_size,
+        settings.effects_max_runs,
+        readers.conventions,
+    )

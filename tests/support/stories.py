@@ -7,13 +7,15 @@ import asyncio
 import os
 import subprocess
 import sys
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
 from typing import Any
 
 from neo4j import Driver
 from strawberry.types import ExecutionResult
 
+from provgraph.ingest.projection import project_event
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.settings import QuerySettings
@@ -34,6 +36,15 @@ def story_event(project: str, event_type: str, payload: dict[str, Any], at: date
     )
     assert isinstance(event, Event)
     return event
+
+
+def seed_story(
+    driver: Driver, project: str, steps: Iterable[tuple[str, dict[str, Any], float]], t0: datetime
+) -> None:
+    """Write a story's steps (event type, payload, hours after `t0`) to `driver`'s graph as
+    the projector writes them."""
+    events = [story_event(project, t, payload, t0 + timedelta(hours=h)) for t, payload, h in steps]
+    GraphWriter(driver).write([project_event(e) for e in events])
 
 
 def provgraph_cli(endpoint: Any, *argv: str) -> subprocess.CompletedProcess[str]:

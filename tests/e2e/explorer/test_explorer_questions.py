@@ -36,6 +36,7 @@ _IMPACT = """query ($id: ID!) {
   impact(id: $id) {
     node { id type ... on ModelVersion { status } ... on Deployment { status } }
     path { nodes { id } edges { from to type } }
+    evaluationResults { evaluation suite suiteVersion datasets metric value passed evaluatedAt }
   }
   runs: lineage(id: $id, direction: DOWNSTREAM, depth: 20, types: [RUN]) {
     nodes { id type ... on Run { status } } truncated depths
@@ -217,10 +218,13 @@ def test_impact_lists_exactly_what_depends_on_the_version(
             assert f" — {node['status']}" in entry["text"]
         assert entry["cells"] == {"path": " → ".join(n["id"] for n in path["nodes"])}
         hops = max(len(path["edges"]), 1)
+        results = item["evaluationResults"]
         assert entry["links"] == [
             _node_href(node["id"]),
             _href(lineage_route(node["id"], "up", min(hops, 20))),
+            *(_node_href(i) for r in results for i in (r["evaluation"], *r["datasets"])),
         ]
+        _check_evaluation_results(explorer, node, results)
     for run, node in runs.items():
         entry = entries[run]
         assert f" — {node['status']}" in entry["text"]
@@ -234,6 +238,13 @@ def test_impact_lists_exactly_what_depends_on_the_version(
     if story == "demo":
         assert shown["Deployment"] == [f"deployment:{stories.demo}/chat-api"]
         assert len(shown["ModelVersion"]) == 3 and len(shown["Run"]) == 7
+        # chat-1b 1.1.0 was evaluated on eval-suite v1 (acc 0.66) and v2 (acc 0.55).
+        [newer] = [i for i in answer["impact"] if i["node"]["id"].endswith("/chat-1b@1.1.0")]
+        scores = [(r["datasets"], r["metric"], r["value"]) for r in newer["evaluationResults"]]
+        assert scores == [
+            ([f"dataset:{stories.demo}/eval-suite@v1"], "acc", 0.66),
+            ([f"dataset:{stories.demo}/eval-suite@v2"], "acc", 0.55),
+        ]
     else:
         assert shown["Deployment"] == shown["ModelVersion"] == []
         assert shown["Run"] == [failed_run_id(stories.chain)]
@@ -242,6 +253,38 @@ def test_impact_lists_exactly_what_depends_on_the_version(
             explorer.page.get_by_test_id("impact-deployments").text_content() or ""
         )
     assert not explorer.errors
+
+
+def _check_evaluation_results(
+    explorer: Explorer, node: dict[str, Any], results: list[dict[str, Any]]
+) -> None:
+    """A model version's entry shows exactly its evaluation results, a row per metric in the
+    answer's order (suite, data, score, verdict, when); a deployment's shows none."""
+    entry = f"[data-impact-id={json.dumps(node['id'])}]"
+    rows = explorer.rows(f"{entry} [data-evaluation-id]", "data-col")
+    if node["type"] != "ModelVersion":
+        assert rows == []
+        return
+    none = explorer.page.locator(f'{entry} [data-testid="no-evaluations"]').count()
+    assert none == (0 if results else 1)
+    assert [(r["attrs"]["data-evaluation-id"], r["attrs"]["data-metric"]) for r in rows] == [
+        (r["evaluation"], r["metric"] or "") for r in results
+    ]
+    verdicts = {True: "✔ pass", False: "✘ fail", None: "? unknown"}
+    for result, row in zip(results, rows, strict=True):
+        suite = " ".join(s for s in (result["suite"], result["suiteVersion"]) if s)
+        score = (
+            "no metric"
+            if result["metric"] is None
+            else (f"{result['metric']} = {js_text(result['value'])}")
+        )
+        assert {k: _words(v) for k, v in row["cells"].items()} == {
+            "suite": suite or "no suite",
+            "datasets": ", ".join(result["datasets"]) or "no dataset",
+            "score": score,
+            "passed": verdicts[result["passed"]],
+            "evaluatedAt": js_text(result["evaluatedAt"]),
+        }
 
 
 # ------------------------------------------------------------------------------------ diff

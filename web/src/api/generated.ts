@@ -41,7 +41,8 @@ export type SettingKind =
   | 'CODE'
   | 'ENVIRONMENT'
   | 'INPUT'
-  | 'PARAM';
+  | 'PARAM'
+  | 'RESOURCES';
 
 type NodeFields_Checkpoint_Fragment = { step: number | null, status: string | null, id: string, type: string, project: string | null, firstSeenAt: string | null, lastEventAt: string | null, deletedAt: string | null, placeholder: boolean };
 
@@ -332,7 +333,7 @@ export type ImpactQuery = { root:
         | { id: string, type: string }
         | { id: string, type: string }
         | { id: string, type: string }
-      >, edges: Array<{ from: string, to: string, type: string }> } }> | null, runs: { truncated: boolean, depths: Json, nodes: Array<
+      >, edges: Array<{ from: string, to: string, type: string }> }, evaluationResults: Array<{ evaluation: string, suite: string | null, suiteVersion: string | null, datasets: Array<string>, metric: string | null, value: Json | null, passed: boolean | null, evaluatedAt: string | null }> }> | null, runs: { truncated: boolean, depths: Json, nodes: Array<
       | NodeFields_Checkpoint_Fragment
       | NodeFields_Dataset_Fragment
       | NodeFields_DatasetVersion_Fragment

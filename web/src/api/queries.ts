@@ -220,6 +220,7 @@ export const IMPACT_QUERY = typed<G.ImpactQuery, G.ImpactQueryVariables>(/* Grap
     impact(id: $id, asOf: $asOf) {
       node { ...NodeFields }
       path { nodes { id type } edges { from to type } }
+      evaluationResults { evaluation suite suiteVersion datasets metric value passed evaluatedAt }
     }
     runs: lineage(id: $id, direction: DOWNSTREAM, depth: 20, types: [RUN], asOf: $asOf) {
       nodes { ...NodeFields }

@@ -68,6 +68,9 @@ export type ApiEdge = LineageData["edges"][number];
 
 export type ImpactAnswer = G.ImpactQuery;
 
+/** One metric of one evaluation of a model version in the impact answer. */
+export type EvaluationResult = NonNullable<G.ImpactQuery["impact"]>[number]["evaluationResults"][number];
+
 export type ComparedRun = G.CompareQuery["compare"]["runs"][number];
 
 export type ScoredVersion = G.ScoredFragment;

@@ -1,7 +1,7 @@
 /** The impact answer grouped for people: live deployments, model versions, runs. */
 
-import type { ImpactAnswer, NodeSummary } from "../api/types";
-import { asObject } from "./json";
+import type { EvaluationResult, ImpactAnswer, NodeSummary } from "../api/types";
+import { asObject, text } from "./json";
 
 export interface ImpactEntry {
   node: NodeSummary;
@@ -9,6 +9,8 @@ export interface ImpactEntry {
   hops: number;
   /** The ids along the path, start first (when the answer gives one). */
   path: string[];
+  /** A model version's evaluation results, a row per metric, oldest first (empty for others). */
+  evaluations: EvaluationResult[];
 }
 
 export interface ImpactGroups {
@@ -23,7 +25,12 @@ export interface ImpactGroups {
 export function groupImpact(answer: ImpactAnswer): ImpactGroups {
   const groups: ImpactGroups = { deployments: [], modelVersions: [], runs: [], other: [], runsTruncated: false };
   for (const item of answer.impact ?? []) {
-    const entry = { node: item.node, hops: Math.max(item.path.edges.length, 1), path: item.path.nodes.map((n) => n.id) };
+    const entry = {
+      node: item.node,
+      hops: Math.max(item.path.edges.length, 1),
+      path: item.path.nodes.map((n) => n.id),
+      evaluations: item.evaluationResults,
+    };
     if (item.node.type === "Deployment") groups.deployments.push(entry);
     else if (item.node.type === "ModelVersion") groups.modelVersions.push(entry);
     else groups.other.push(entry);
@@ -33,9 +40,19 @@ export function groupImpact(answer: ImpactAnswer): ImpactGroups {
   for (const node of answer.runs?.nodes ?? []) {
     if (node.type !== "Run" || node.id === rootId) continue;
     const d = depths[node.id];
-    groups.runs.push({ node, hops: typeof d === "number" && d > 0 ? d : 1, path: [] });
+    groups.runs.push({ node, hops: typeof d === "number" && d > 0 ? d : 1, path: [], evaluations: [] });
   }
   groups.runs.sort((a, b) => a.hops - b.hops || a.node.id.localeCompare(b.node.id));
   groups.runsTruncated = answer.runs?.truncated ?? false;
   return groups;
+}
+
+/** An evaluation's suite as `provgraph impact` names it: `demo-eval 2`, or `no suite`. */
+export function suiteText(r: Pick<EvaluationResult, "suite" | "suiteVersion">): string {
+  return [r.suite, r.suiteVersion].filter(Boolean).join(" ") || "no suite";
+}
+
+/** `acc = 0.66`, or `no metric` for an evaluation that recorded none. */
+export function scoreText(r: Pick<EvaluationResult, "metric" | "value">): string {
+  return r.metric == null ? "no metric" : `${r.metric} = ${text(r.value)}`;
 }

@@ -1,10 +1,61 @@
 import { IMPACT_QUERY } from "../api/queries";
 import { useQuery } from "../api/useQuery";
+import type { EvaluationResult } from "../api/types";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading, NotFound } from "../components/Status";
+import { Verdict } from "../components/Verdict";
 import { nodeLabel } from "../graph/model";
-import { groupImpact, type ImpactEntry } from "../lib/impact";
+import { groupImpact, scoreText, suiteText, type ImpactEntry } from "../lib/impact";
+import { text } from "../lib/json";
 import { link } from "../routes/route";
+
+/** A model version's evaluation results, a row per metric, as `provgraph impact` lists them. */
+export function EvaluationResults({ results }: { results: EvaluationResult[] }) {
+  if (!results.length) {
+    return (
+      <p className="muted" data-testid="no-evaluations">
+        No evaluation recorded.
+      </p>
+    );
+  }
+  return (
+    <table data-testid="evaluation-results">
+      <thead>
+        <tr>
+          <th>Suite</th>
+          <th>Data</th>
+          <th>Metric</th>
+          <th>Result</th>
+          <th>When</th>
+        </tr>
+      </thead>
+      <tbody>
+        {results.map((r) => (
+          <tr key={`${r.evaluation} ${r.metric ?? ""}`} data-evaluation-id={r.evaluation} data-metric={r.metric ?? ""}>
+            <td data-col="suite">
+              <NodeLink id={r.evaluation} label={suiteText(r)} />
+            </td>
+            <td data-col="datasets">
+              {r.datasets.length
+                ? r.datasets.map((d, n) => (
+                    <span key={d}>
+                      {n ? ", " : ""}
+                      <NodeLink id={d} />
+                    </span>
+                  ))
+                : "no dataset"}
+            </td>
+            <td data-col="score">{scoreText(r)}</td>
+            <td data-col="passed">
+              <Verdict passed={r.passed} />
+            </td>
+            <td data-col="evaluatedAt">{text(r.evaluatedAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 function Group({ title, entries, empty, testId }: { title: string; entries: ImpactEntry[]; empty: string; testId: string }) {
   return (
@@ -21,6 +72,7 @@ function Group({ title, entries, empty, testId }: { title: string; entries: Impa
               {e.node.deploymentEnvironment ? ` in ${e.node.deploymentEnvironment}` : ""} ·{" "}
               <a href={link.lineage(e.node.id, "up", Math.min(e.hops, 20))}>lineage path ({e.hops} hop{e.hops === 1 ? "" : "s"})</a>
               {e.path.length > 0 && <div className="path muted" data-field="path">{e.path.join(" → ")}</div>}
+              {e.node.type === "ModelVersion" && <EvaluationResults results={e.evaluations} />}
             </li>
           ))}
         </ul>

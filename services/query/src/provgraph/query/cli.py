@@ -1,4 +1,4 @@
-"""`provgraph reproduce | diff | trace | whois`: provenance questions from the terminal.
+"""`provgraph reproduce | diff | trace | impact | whois`: provenance questions from the terminal.
 
 Each command reads Neo4j directly (PROVGRAPH_NEO4J_URI/USER/PASSWORD) with every project
 readable, through the readers `connect.command_readers` builds. Exit codes: 0 answered, 1 not
@@ -17,6 +17,7 @@ from provgraph.query.connect import command_readers
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Direction, Scope
 from provgraph.query.recipes.diff_render import render_diff
+from provgraph.query.recipes.impact import impact_answer, render_impact
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.recipes.trace import render_tree
 from provgraph.query.recipes.whois import ProgressLine, hash_file, render_whois, whois_report
@@ -62,6 +63,15 @@ def _trace(args: argparse.Namespace) -> int:
     return 0
 
 
+def _impact(args: argparse.Namespace) -> int:
+    with command_readers() as (readers, _):
+        answer = impact_answer(readers.graph, args.id, Scope.everything())
+    if answer is None:
+        return not_found(args.id)
+    print_answer(answer, args.json, render_impact)
+    return 0
+
+
 def _whois(args: argparse.Namespace) -> int:
     try:
         checksum = hash_file(args.path, args.algorithm, progress=ProgressLine())
@@ -101,6 +111,15 @@ def register(sub: Any) -> None:
     way.add_argument("--up", action="store_true", help="towards the sources (the default)")
     way.add_argument("--down", action="store_true", help="towards what depends on it")
     p.add_argument("--depth", type=int, default=5, help="levels to follow (default 5)")
+
+    p = command(
+        sub,
+        "impact",
+        _impact,
+        "the live model versions (with their evaluation results) and deployments downstream",
+    )
+    p.add_argument("id", help="e.g. a dataset version: dataset:demo-llm/web-corpus@v2")
+    add_json_option(p)
 
     p = command(sub, "whois", _whois, "what a local file is and where it came from")
     p.add_argument("path", help="a local file, e.g. ./checkpoints/step-1000.pt (hashed here)")

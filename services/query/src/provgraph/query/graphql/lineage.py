@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
 
-from provgraph.query.graphql.fields import edge_viewed, read_from_view
+from provgraph.query.graphql.context import Info
+from provgraph.query.graphql.fields import edge_viewed, field, read_from_view
 from provgraph.query.graphql.node import Node, to_node
 from provgraph.query.read import model
+from provgraph.query.recipes.impact import evaluation_results
+from provgraph.schemas.graph import Label
 
 
 @read_from_view
@@ -58,14 +62,49 @@ class GraphPath:
         return cls(nodes=nodes, edges=[Edge.of(edge) for edge in path.edges])
 
 
+@strawberry.type(description="One metric of one evaluation of a model version.")
+class EvaluationResult:
+    evaluation: strawberry.ID
+    suite: str | None
+    suite_version: str | None
+    datasets: list[strawberry.ID] = strawberry.field(description="The evaluation data.")
+    metric: str | None = strawberry.field(description="Null: the evaluation recorded none.")
+    value: JSON | None
+    passed: bool | None
+    evaluated_at: str | None
+
+
 @strawberry.type(description="A live model version or deployment downstream, and how.")
 class ImpactItem:
     node: Node
     path: GraphPath
+    view: strawberry.Private[model.NodeView]
+    as_of: strawberry.Private[str | None]
 
     @classmethod
     def of(cls, item: model.ImpactItem, as_of: str | None) -> ImpactItem:
-        return cls(node=to_node(item.node, as_of), path=GraphPath.of(item.path, as_of))
+        return cls(
+            node=to_node(item.node, as_of),
+            path=GraphPath.of(item.path, as_of),
+            view=item.node,
+            as_of=as_of,
+        )
+
+    @field(
+        description="A model version's evaluation results, a row per metric, oldest first "
+        "(read as its card reads `evaluations`; `provgraph impact` shows the same); empty for "
+        "a deployment."
+    )
+    async def evaluation_results(self, info: Info) -> list[EvaluationResult]:
+        if self.view.type != Label.MODEL_VERSION:
+            return []
+        ctx, as_of = info.context, self.as_of
+
+        def read(ids: list[str]) -> list[list[dict[str, Any]]]:
+            return evaluation_results(ctx.reader, ids, ctx.scope, as_of)
+
+        found = await ctx.loaders.batched(("impact.evaluations", as_of), read).load(self.view.id)
+        return [EvaluationResult(**row) for row in found]
 
 
 @strawberry.type(description="One event that touched a node.")

@@ -20,6 +20,7 @@ from fakes.prov import FakeProvReads
 from fakes.recipes import FakeRecipeReads
 from fakes.records import FakeRecordsReads
 from fakes.retention import FakeRetentionReads
+from fakes.scale_up import FakeScaleUpReads
 from fakes.series import FakeSeriesReads
 from provgraph.query.read.best_env_reads import BestEnvReads
 from provgraph.query.read.compare_reads import CompareReads
@@ -36,6 +37,7 @@ from provgraph.query.read.readers import Readers
 from provgraph.query.read.recipe_reads import RecipeReads
 from provgraph.query.read.records_reads import RecordsReads
 from provgraph.query.read.retention_reads import RetentionReads
+from provgraph.query.read.scale_up_reads import ScaleUpReads
 from provgraph.query.read.series_reads import SeriesReads
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "FakeRecipeReads",
     "FakeRecordsReads",
     "FakeRetentionReads",
+    "FakeScaleUpReads",
     "FakeSeriesReads",
     "fake_readers",
 ]
@@ -76,6 +79,7 @@ def fake_readers(
     lessons: LessonReads | None = None,
     cost: CostReads | None = None,
     conventions: ConventionReads | None = None,
+    scale_up: ScaleUpReads | None = None,
 ) -> Readers:
     """Every reader in memory: `graph` (an empty graph by default) and its column reads, and
     the fakes given; each other port a fake that knows nothing."""
@@ -98,4 +102,5 @@ def fake_readers(
         lessons=lessons or FakeLessonReads(),
         cost=cost or FakeCostReads(),
         conventions=conventions or FakeConventionReads(),
+        scale_up=scale_up or FakeScaleUpReads(),
     )

@@ -90,6 +90,11 @@ class FakeCompareReads:
         live = [r for _, r in runs if r.deleted_at is None]
         return sorted(live, key=_newest_first, reverse=True)
 
+    def record(self, run: NodeView, scope: Scope) -> Record:
+        """A run and what is one step upstream of it, as `read.compare_reads.compared_run`
+        answers it (the scale-up read's fake shares it)."""
+        return self._record(run, scope)
+
     def _record(self, run: NodeView, scope: Scope) -> Record:
         """A run and what is one step upstream of it (lists in no promised order)."""
         graph, r = self.graph, run.id

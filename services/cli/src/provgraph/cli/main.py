@@ -24,6 +24,7 @@ from provgraph.query import (
     lessons_cli,
     records_cli,
     retention_cli,
+    scale_up_cli,
     team_cli,
 )
 from provgraph.query import cli as query_cli
@@ -44,6 +45,7 @@ _AREAS = (
     best_env_cli,
     team_cli,
     cost_cli,
+    scale_up_cli,
     retention_cli,
     dossier_cli,
     export_cli,

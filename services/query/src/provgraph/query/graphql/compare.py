@@ -24,6 +24,7 @@ class SettingKind(Enum):
     ENVIRONMENT = "environment"
     CODE = "code"
     BASE = "base"
+    RESOURCES = "resources"
 
 
 @strawberry.type(description="A metric definition: its source (final or last logged), split, name.")

@@ -25,6 +25,7 @@ from provgraph.query.graphql.execution import LeafExecution
 from provgraph.query.graphql.fields import LONG_SCALARS
 from provgraph.query.graphql.guards import GuardsQuery
 from provgraph.query.graphql.lessons import LessonsQuery
+from provgraph.query.graphql.scale_up import ScaleUpQuery
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
 from provgraph.query.graphql.query import LookupQuery
@@ -61,6 +62,7 @@ class Query(
     CompareQuery,
     LessonsQuery,
     CostQuery,
+    ScaleUpQuery,
     GuardsQuery,
     BestEnvQuery,
     TeamQuery,

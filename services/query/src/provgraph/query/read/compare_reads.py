@@ -18,7 +18,7 @@ GATES_KEY = json_key("quality_gates")
 """A dataset version's quality gates as stored JSON text (`recipes.data_gates`)."""
 
 
-def _compared_run(r: str) -> str:
+def compared_run(r: str) -> str:
     """A run of `compare` and what is one step upstream of it (pattern comprehensions: one
     row per query whatever the number of runs, every neighbour visible)."""
     return f"""{{run: properties({r}),
@@ -56,7 +56,7 @@ WITH x,
   }} AS named
 WITH x, members, [r IN named WHERE NOT r IN members] AS extra
 RETURN x IS NOT NULL AS experiment_found, size(members) AS member_count,
-  [r IN members + extra | {_compared_run("r")}] AS runs
+  [r IN members + extra | {compared_run("r")}] AS runs
 """
 
 
@@ -67,7 +67,7 @@ MATCH (r:{Label.RUN}:{Label.ENTITY})
 WHERE r.project = $project AND {visible("r")} AND {live("r")}
   AND EXISTS {{ (r)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT}:{Label.ENTITY}) WHERE {visible("x")} }}
 WITH r ORDER BY coalesce(r.started_at, r.{FIRST_SEEN_AT}) DESC, r.id DESC LIMIT $limit
-RETURN {_compared_run("r")} AS run
+RETURN {compared_run("r")} AS run
 """
 
 

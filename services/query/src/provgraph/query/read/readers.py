@@ -28,6 +28,7 @@ from provgraph.query.read.reader import GraphReader
 from provgraph.query.read.recipe_reads import RecipeReader, RecipeReads
 from provgraph.query.read.records_reads import RecordsReader, RecordsReads
 from provgraph.query.read.retention_reads import RetentionReader, RetentionReads
+from provgraph.query.read.scale_up_reads import ScaleUpReader, ScaleUpReads
 from provgraph.query.read.series_reads import SeriesReader, SeriesReads
 from provgraph.query.read.session import ReadSession
 from provgraph.query.settings import QuerySettings
@@ -55,6 +56,7 @@ class Readers:
     lessons: LessonReads
     cost: CostReads
     conventions: ConventionReads
+    scale_up: ScaleUpReads
 
 
 def neo4j_readers(
@@ -82,4 +84,5 @@ def neo4j_readers(
         lessons=LessonReader(session),
         cost=CostReader(session),
         conventions=ConventionReader(session),
+        scale_up=ScaleUpReader(session),
     )

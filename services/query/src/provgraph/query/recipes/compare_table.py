@@ -75,6 +75,8 @@ def change_text(change: Answer) -> str:
     kind, before, after = change["kind"], change["before"], change["after"]
     if kind == "param":
         return f"{change['name']}: {cell(before)} -> {cell(after)}"
+    if kind == "resources":
+        return f"resources {change['name']}: {cell(before)} -> {cell(after)}"
     role, _, dataset = str(change["name"]).partition(" ")
     name = f"{role} {_short(dataset)}" if kind == "input" else kind
     if kind in ("input", "environment"):

@@ -2,11 +2,11 @@
 
 A run's record (from `read/compare_reads.py`) becomes a `RunRow`: params, inputs (and the
 flags of those it trains on whose quality gates failed or were never recorded), environment,
-code, base, resumes and its metrics, each under one *definition* (where the value
-comes from, its split and its name). Each run is checked against its comparison run (the
-previous run of its experiment by number, or a baseline): every setting that differs is listed,
-and a check with more than one is *flagged*, since an effect could be credited to the wrong
-change. `recipes/compare_answer.py` assembles the answer.
+code, base, resources (`recipes/resources.py`), resumes and its metrics, each under one
+*definition* (where the value comes from, its split and its name). Each run is checked against
+its comparison run (the previous run of its experiment by number, or a baseline): every setting
+that differs is listed, and a check with more than one is *flagged*, since an effect could be
+credited to the wrong change. `recipes/compare_answer.py` assembles the answer.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from provgraph.query.recipes.data_gates import trained_on
 from provgraph.query.recipes.env_contents import flatten, image_ref
+from provgraph.query.recipes.resources import RESOURCES, resources_of
 from provgraph.schemas.storage import PARAMS, decode_json, record_of
 
 FINAL, LAST = "final", "last"
@@ -64,7 +65,7 @@ class MetricDef:
 class Change:
     """One setting that differs between a run and its comparison run."""
 
-    kind: str  # param | input | environment | code | base
+    kind: str  # param | input | environment | code | base | resources
     name: str
     before: Any
     after: Any
@@ -88,6 +89,7 @@ class RunRow:
     metrics: Mapping[MetricDef, tuple[float, int | None]] = field(default_factory=dict)
     data_gates: tuple[Mapping[str, Any], ...] = ()
     """The flags of the dataset versions it trains on (`data_gates.trained_on`)."""
+    resources: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def number(self) -> int | None:
@@ -162,6 +164,7 @@ def row_of(record: Mapping[str, Any]) -> RunRow:
         resumes=tuple(resumes),
         metrics=metrics_of(props),
         data_gates=tuple(trained_on(record["inputs"])),
+        resources=resources_of(props),
     )
 
 
@@ -235,12 +238,14 @@ def _base_change(a: RunRow, b: RunRow) -> list[Change]:
 
 def changes(a: RunRow, b: RunRow) -> tuple[list[Change], list[str]]:
     """Every setting of b that differs from a (params, inputs by role and dataset,
-    environment, code, base), and what could not be verified. Resuming is not a setting."""
+    environment, code, base, resources by name), and what could not be verified. Resuming is
+    not a setting."""
     found = _keyed_changes("param", a.params, b.params)
     found += _keyed_changes("input", _grouped_inputs(a), _grouped_inputs(b))
     found += _environment_change(a, b)
     code, unverifiable = _code_change(a, b)
-    return found + code + _base_change(a, b), unverifiable
+    resources = _keyed_changes(RESOURCES, a.resources, b.resources)
+    return found + code + _base_change(a, b) + resources, unverifiable
 
 
 def comparison_runs(rows: Sequence[RunRow], baseline: str | None) -> dict[str, str | None]:

@@ -26,7 +26,15 @@ def diff_lines(diff: Mapping[str, Any]) -> list[str]:
     if code.get("changed"):
         out.append(f"  code: {code['a'].get('commit')} -> {code['b'].get('commit')}")
     out += _base_lines(diff.get("base", {}))
+    out += _keyed_lines("resources", diff.get("resources", {}))
     return out
+
+
+def _keyed_lines(kind: str, found: Mapping[str, Any]) -> list[str]:
+    """One line per changed, added and removed key of a `map_diff`."""
+    out = [f"  {kind} {k}: {c['a']} -> {c['b']}" for k, c in found.get("changed", {}).items()]
+    out += [f"  {kind} {k}: added {v}" for k, v in found.get("added", {}).items()]
+    return out + [f"  {kind} {k}: removed (was {v})" for k, v in found.get("removed", {}).items()]
 
 
 def _environment_lines(env: Mapping[str, Any]) -> list[str]:

@@ -1,9 +1,11 @@
 """Pure comparison of two runs, aspect by aspect: what `Recipes.diff` reports at each level.
 
-A level *differs* when one of the causes differs: params, inputs, environment, code, or the
+A level *differs* when one of the causes differs: params, inputs, environment, code, the
 base (started-from model or checkpoint, checkpoints of other runs it resumed from; a resume from
-its own checkpoint continues the run after an interruption and is not a cause). Final metrics are
-outcomes: reported with their deltas, never counted as the cause.
+its own checkpoint continues the run after an interruption and is not a cause), or the
+resources (`recipes/resources.py`: machines, devices, accelerator, parallelism; named, and
+shown in the answer, only when they differ, so answers about runs of the same resources are
+unchanged). Final metrics are outcomes: reported with their deltas, never counted as the cause.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from provgraph.query.recipes.env_contents import changes, contents, flatten
+from provgraph.query.recipes.resources import RESOURCES, resources_of
 from provgraph.schemas.storage import PARAMS, decode_json, record_of
 
 CAUSES = ("params", "inputs", "environment", "code", "base")
+"""The causes a level that does not differ names as the same (resources: only when changed)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class RunFacts:
     resumed_from: tuple[str, ...] = ()
     resumed_steps: tuple[int, ...] = ()  # of the resumes from other runs' checkpoints
     metrics: Mapping[str, Any] = field(default_factory=dict)
+    resources: Mapping[str, Any] = field(default_factory=dict)
 
 
 def map_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
@@ -145,17 +150,21 @@ def causes(a: RunFacts, b: RunFacts) -> list[str]:
     base_cause, _ = next_pair(a, b)
     if base_cause or a.resumed_steps != b.resumed_steps:
         found.append("base")
+    if _changed(map_diff(a.resources, b.resources)):
+        found.append(RESOURCES)
     return found
 
 
 def compare(a: RunFacts, b: RunFacts) -> dict[str, Any]:
-    """The detailed comparison of one pair of runs."""
+    """The detailed comparison of one pair of runs (`resources` only when they differ)."""
+    resources = map_diff(a.resources, b.resources)
     return {
         "params": map_diff(a.params, b.params),
         "inputs": diff_inputs(a, b),
         "environment": diff_environment(a, b),
         "code": diff_code(a, b),
         "base": diff_base(a, b),
+        **({RESOURCES: resources} if _changed(resources) else {}),
         "metrics": diff_metrics(a, b),
     }
 
@@ -188,6 +197,7 @@ def run_facts(record: Mapping[str, Any] | None) -> RunFacts:
         resumed_from=tuple(r["props"]["id"] for r in resumes),
         resumed_steps=tuple(r["props"].get("step") for r in foreign),
         metrics=decode_json(run, "final_metrics") or {},
+        resources=resources_of(run),
     )
 
 

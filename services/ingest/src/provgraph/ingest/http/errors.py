@@ -114,6 +114,20 @@ class RecordIncompleteError(UnprocessableError):
     code = "record_incomplete"
 
 
+class NameBreaksRuleError(UnprocessableError):
+    """A new record (run, model version, dataset version, image) whose name breaks its
+    project's naming rule, in a project that requires names to follow it."""
+
+    code = "name_breaks_rule"
+
+
+class PlaceRefusedError(UnprocessableError):
+    """An output stored at a personal path or outside its project's storage roots, in a
+    project that requires outputs in place."""
+
+    code = "place_refused"
+
+
 class EventLogError(IngestError):
     """The event log refused or lost the batch for a reason a retry will not fix."""
 

@@ -9,7 +9,9 @@
   environment is a conflict (409 `environment_changed`), a run.completed without the
   conclusion its project requires is refused (422 `conclusion_required`), a record without
   another element its project requires, or a run that trains on data whose quality gates did
-  not pass, is refused (422 `record_incomplete`, naming what is missing).
+  not pass, is refused (422 `record_incomplete`, naming what is missing); under the
+  project's conventions, a new record whose name breaks its naming rule (422
+  `name_breaks_rule`) and an output out of place (422 `place_refused`) are refused.
 """
 
 from __future__ import annotations
@@ -24,12 +26,15 @@ from provgraph.ingest.http.errors import (
     EnvironmentChangedError,
     EventIdConflictError,
     GraphUnavailableError,
+    NameBreaksRuleError,
+    PlaceRefusedError,
     RecordIncompleteError,
     RequestError,
 )
 from provgraph.ingest.ports import FactsLookup
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.completeness import RecordIncomplete
+from provgraph.ingest.projection.conventions_rule import NameBreaksRule, PlaceRefused
 from provgraph.ingest.projection.discipline import (
     ConclusionRequired,
     EnvironmentChanged,
@@ -128,7 +133,9 @@ def check_discipline(
     """Raise for the first event that breaks the records discipline, judged in request order
     from the graph as it is now (one read): `EnvironmentChangedError` (409) naming the key and
     the differing fields, `ConclusionRequiredError` (422) naming the run,
-    `RecordIncompleteError` (422) naming the record and what it lacks;
+    `RecordIncompleteError` (422) naming the record and what it lacks, `NameBreaksRuleError`
+    (422) naming the record, its rule and the name it builds, `PlaceRefusedError` (422)
+    naming the output, its URI and the storage roots;
     `GraphUnavailableError` when the graph cannot be read. An event in `applied` (a retry of
     an applied event) was judged when it was first appended and is left out."""
     fresh = [i for i, event in enumerate(events) if str(event.event_id) not in applied]
@@ -165,6 +172,14 @@ def _discipline_error(index: int, event: Event, verdict: ProjectionError) -> Req
         return EnvironmentChangedError(where, details)
     if isinstance(verdict, RecordIncomplete):
         return RecordIncompleteError(where, _incomplete_details(index, verdict))
+    if isinstance(verdict, NameBreaksRule):
+        named = {"record": verdict.record, "kind": verdict.kind.value, "rule": verdict.rule}
+        why = {"problem": verdict.problem, "suggestion": verdict.suggestion}
+        return NameBreaksRuleError(where, {"index": index, **named, **why})
+    if isinstance(verdict, PlaceRefused):
+        place = {"record": verdict.record, "uri": verdict.uri, "problem": verdict.problem}
+        roots = {"storage_roots": list(verdict.roots)}
+        return PlaceRefusedError(where, {"index": index, **place, **roots})
     run = verdict.run if isinstance(verdict, ConclusionRequired) else event.subject
     return ConclusionRequiredError(where, {"index": index, "run": run, "project": event.project})
 

@@ -53,6 +53,7 @@ from provgraph.ingest.projection.completeness import (
     stated_policy,
     train_inputs,
 )
+from provgraph.ingest.projection.conventions_rule import CONVENTION_EVENTS, convention_error
 from provgraph.ingest.projection.mutations import EventMutations, NodeUpsert, ProjectionError
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
 from provgraph.schemas.records import RecordKind
@@ -181,7 +182,9 @@ class Lookups(NamedTuple):
 
 
 _RECORDING = frozenset({DATASET_VERSION_CREATED, MODEL_EVALUATED})
-_POLICED = frozenset({RUN_COMPLETED, RUN_STARTED, DATASET_VERSION_CREATED, MODEL_STATUS_CHANGED})
+_POLICED = frozenset(
+    {RUN_COMPLETED, RUN_STARTED, DATASET_VERSION_CREATED, MODEL_STATUS_CHANGED} | CONVENTION_EVENTS
+)
 
 
 def lookups(changes: Sequence[EventMutations]) -> Lookups:
@@ -246,14 +249,17 @@ def _judge_one(change: EventMutations, facts: RecordFacts, by_log: bool) -> Proj
     kind, node = change.record.event_type, own_node(change)
     if node is None:
         return None
-    if kind == ENVIRONMENT_EVENT:
-        return _environment(node, facts)
     if kind == POLICY_EVENT and not by_log:  # in request order: after everything stored
         facts.policies.pop(change.record.project, None)
         _remember_policy(change, facts, "")
         return None
     before = log_version(change) if by_log else _AFTER_EVERYTHING
     policy = facts.policy(change.record.project, before)
+    if kind == ENVIRONMENT_EVENT:
+        return _environment(node, facts) or convention_error(change, node, policy.conventions)
+    broken = convention_error(change, node, policy.conventions)
+    if broken is not None:
+        return broken
     if kind == RUN_COMPLETED:
         if CONCLUSION not in node.lww and policy.requires_conclusion:
             return ConclusionRequired(node.id, change.record.project)

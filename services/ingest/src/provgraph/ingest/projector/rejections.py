@@ -31,6 +31,8 @@ class Reason(StrEnum):
     ENVIRONMENT_CHANGED = "environment_changed"  # a recorded environment is read-only
     CONCLUSION_REQUIRED = "conclusion_required"  # the project's policy refuses run.completed
     RECORD_INCOMPLETE = "record_incomplete"  # a record lacks what the project's policy requires
+    NAME_BREAKS_RULE = "name_breaks_rule"  # a new record's name breaks its naming rule
+    PLACE_REFUSED = "place_refused"  # an output out of the project's storage roots
     OCCURRED_AT_IN_FUTURE = "occurred_at_in_future"
     UNSUPPORTED_VERSION = "unsupported_version"
     UNKNOWN_TYPE = "unknown_type"

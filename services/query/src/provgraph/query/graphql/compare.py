@@ -12,7 +12,7 @@ from strawberry.scalars import JSON
 from provgraph.query.graphql.briefs import ErrorBrief
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
-from provgraph.query.recipes.compare_service import Comparisons
+from provgraph.query.recipes.compare_service import comparisons
 from provgraph.query.recipes.team_service import parse_instant
 from provgraph.schemas.storage import format_time
 
@@ -299,9 +299,7 @@ class CompareQuery:
     ) -> Comparison:
         ctx = info.context
         settings = ctx.settings
-        service = Comparisons(
-            ctx.readers.compare, settings.page_max_size, settings.effects_max_runs
-        )
+        service = comparisons(ctx.readers, settings)
         answer = await ctx.call(
             service.compare,
             ctx.scope,
@@ -331,9 +329,7 @@ class CompareQuery:
     ) -> Effects:
         ctx = info.context
         settings = ctx.settings
-        service = Comparisons(
-            ctx.readers.compare, settings.page_max_size, settings.effects_max_runs
-        )
+        service = comparisons(ctx.readers, settings)
         stamp = format_time(parse_instant(since, "since")) if since is not None else None
         answer = await ctx.call(
             service.effects,

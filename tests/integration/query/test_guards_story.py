@@ -2,7 +2,8 @@
 and `collisions` through GraphQL and the CLI, and compare, effects and best reading a metric
 under its canonical name.
 
-The story (project p; expected answers below are written from it by hand):
+The story (project p; `support.guards_story`; expected answers below are written from it by
+hand):
 
   policy    metric alias validation/loss = val/loss; run names "{experiment}-r{run_number}",
             model version names "v*"; storage root s3://lake/p
@@ -25,79 +26,17 @@ The story (project p; expected answers below are written from it by hand):
 from __future__ import annotations
 
 import json
-import uuid
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from neo4j import Driver
-from support.stories import graphql_result, provgraph_cli, story_event
-
-from provgraph.ingest.projection import project_event
-from provgraph.ingest.projector.writer import GraphWriter
-
-T0 = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
-Step = tuple[str, dict[str, Any]]
-
-
-def story(p: str) -> list[Step]:
-    policy = {
-        "metric_aliases": {"validation/loss": "val/loss"},
-        "names": {"run": "{experiment}-r{run_number}", "model_version": "v*"},
-        "storage_roots": ["s3://lake/p"],
-    }
-    return [
-        ("project.policy.set", policy),
-        ("experiment.created", {"key": "sft", "number": 1, "goal": "fine-tune"}),
-        ("experiment.created", {"key": "dpo", "number": 2, "goal": "preferences"}),
-        _run(p, "sft-1", "sft", 1, "sft-r1", {"lr": 1e-5}),
-        _saved(p, "sft-1"),
-        ("run.completed", {"run_id": f"{p}-sft-1",
-                           "final_metrics": {"val/loss": 1.0, "train/loss": 2.0}}),
-        _run(p, "sft-2", "sft", 2, "tmp", {"lr": 2e-5}),
-        ("run.completed", {"run_id": f"{p}-sft-2", "final_metrics": {"validation/loss": 0.8}}),
-        _run(p, "dpo-1", "dpo", 1, "dpo-r1", {}),
-        _saved(p, "dpo-1"),
-        ("dataset.version.created",
-         {"name": "web", "version": "v1", "storage_uri": "file:///home/ann/web"}),
-        _model(p, "v1", "sft-1", None),
-        _model(p, "v2", "sft-2", "s3://elsewhere/chat/v2"),
-        _model(p, "release-3", "sft-2", None),
-        _evaluated(p, 1, "v1", {"validation/loss": 0.9}),
-        _evaluated(p, 2, "v2", {"val/loss": 0.7}),
-        _evaluated(p, 3, "release-3", {"val_loss": 0.95}),
-    ]  # fmt: skip
-
-
-def _run(p: str, key: str, experiment: str, number: int, name: str, params: Any) -> Step:
-    payload = {"run_id": f"{p}-{key}", "experiment": f"experiment:{p}/{experiment}",
-               "run_number": number, "name": name, "params": params}  # fmt: skip
-    return ("run.started", payload)
-
-
-def _saved(p: str, key: str) -> Step:
-    payload = {"run_id": f"{p}-{key}", "step": 100, "uri": "s3://lake/p/ckpt/shared"}
-    return ("checkpoint.saved", payload)
-
-
-def _model(p: str, version: str, run: str, uri: str | None) -> Step:
-    payload = {"name": "chat", "version": version, "produced_by_run": f"run:{p}-{run}"}
-    return ("model.version.registered", {**payload, **({"uri": uri} if uri else {})})
-
-
-def _evaluated(p: str, n: int, version: str, metrics: dict[str, float]) -> Step:
-    payload = {"evaluation_id": str(uuid.UUID(int=n)), "model_version": f"model:{p}/chat@{version}",
-               "suite": "s", "metrics": metrics, "passed": True}  # fmt: skip
-    return ("model.version.evaluated", payload)
+from support.guards_story import seed_guards_story
+from support.stories import graphql_result, provgraph_cli
 
 
 @pytest.fixture()
 def seeded(neo4j_driver: Driver, project: str) -> str:
-    events = [
-        story_event(project, t, payload, T0 + timedelta(minutes=i))
-        for i, (t, payload) in enumerate(story(project))
-    ]
-    GraphWriter(neo4j_driver).write([project_event(e) for e in events])
+    seed_guards_story(neo4j_driver, project)
     return project
 
 

@@ -417,6 +417,31 @@ export const COST_QUERY = typed<G.CostQuery, G.CostQueryVariables>(/* GraphQL */
   }
 `);
 
+/**
+ * The guards of a project's conventions: its metric names spelled more ways than one (with the
+ * declared aliases and those still to declare), the records whose names break their kind's
+ * naming rule (with the name the rule builds), and its outputs out of place or at a URI written
+ * by more than one job.
+ */
+export const GUARDS_QUERY = typed<G.GuardsQuery, G.GuardsQueryVariables>(/* GraphQL */ `
+  query Guards($project: String!) {
+    lintMetrics(project: $project) {
+      project metrics
+      aliases { alias canonical }
+      groups { key canonical settled undeclared names { name records aliasOf } }
+    }
+    lintNames(project: $project) {
+      project enforced rules
+      kinds { kind rule checked truncated breaks { id name problem suggestion } }
+    }
+    collisions(project: $project) {
+      project storageRoots enforced checked truncated
+      outOfPlace { id kind run experiment uri problem }
+      shared { uri writers { id kind run experiment } }
+    }
+  }
+`);
+
 /** Every document, by name: what the validation test walks. */
 export const ALL_QUERIES: Readonly<Record<string, string>> = {
   WHOIS_QUERY,
@@ -435,4 +460,5 @@ export const ALL_QUERIES: Readonly<Record<string, string>> = {
   EFFECTS_QUERY,
   LESSONS_QUERY,
   COST_QUERY,
+  GUARDS_QUERY,
 };

@@ -112,3 +112,21 @@ export type BaseShare = NonNullable<CostAnswer["base"]>;
 
 /** A model version's gain on a metric over the previous best, and the accelerator-hours per point (`metric`). */
 export type CostGain = NonNullable<CostAnswer["gain"]>;
+
+/** GUARDS_QUERY's answer: the three guard reports of a project's conventions. */
+export type GuardsAnswer = G.GuardsQuery;
+
+/** Metric names of a project that differ only in spelling, and the aliases declared. */
+export type MetricLint = GuardsAnswer["lintMetrics"];
+
+/** One group of metric names sharing a spelling-blind key. */
+export type MetricGroup = MetricLint["groups"][number];
+
+/** Per kind with a naming rule, the records whose names break it. */
+export type NameLint = GuardsAnswer["lintNames"];
+
+/** One kind's naming rule and the records that break it. */
+export type NameRuleReport = NameLint["kinds"][number];
+
+/** Outputs out of place, and URIs written by more than one job. */
+export type Collisions = GuardsAnswer["collisions"];

@@ -58,6 +58,7 @@ function Actions({ node }: { node: NodeCard }) {
       )}
       {node.project && <a href={link.digest(node.project)}>Project digest</a>}
       {node.project && <a href={link.effects(node.project)}>What worked in the project</a>}
+      {node.project && <a href={link.guards(node.project)}>Project guards</a>}
     </nav>
   );
 }

@@ -11,6 +11,7 @@ const DiffPage = lazy(() => import("./DiffPage").then((m) => ({ default: m.DiffP
 const DigestPage = lazy(() => import("./DigestPage").then((m) => ({ default: m.DigestPage })));
 const DossierPage = lazy(() => import("./DossierPage").then((m) => ({ default: m.DossierPage })));
 const EffectsPage = lazy(() => import("./EffectsPage").then((m) => ({ default: m.EffectsPage })));
+const GuardsPage = lazy(() => import("./GuardsPage").then((m) => ({ default: m.GuardsPage })));
 const ImpactPage = lazy(() => import("./ImpactPage").then((m) => ({ default: m.ImpactPage })));
 const LineagePage = lazy(() => import("./LineagePage").then((m) => ({ default: m.LineagePage })));
 const NodePage = lazy(() => import("./NodePage").then((m) => ({ default: m.NodePage })));
@@ -51,6 +52,8 @@ function page(route: Route): ReactNode {
       return <EffectsPage route={route} />;
     case "cost":
       return <CostPage route={route} />;
+    case "guards":
+      return <GuardsPage route={route} />;
     case "unknown":
       return (
         <section className="not-found">

@@ -43,7 +43,8 @@ function ProjectLinks({ project }: { project: string }) {
   return project ? (
     <p>
       Project <strong>{project}</strong>: <a href={link.digest(project)}>weekly digest</a> ·{" "}
-      <a href={link.effects(project)}>what worked (effects)</a>
+      <a href={link.effects(project)}>what worked (effects)</a> ·{" "}
+      <a href={link.guards(project)}>guards (conventions broken)</a>
     </p>
   ) : null;
 }

@@ -149,6 +149,13 @@ describe("parseRoute", () => {
     });
     expect(parseRoute("#/cost/model:p/m@1?metric=acc&higher=yes")).toMatchObject({ metric: "acc", higher: false, datasets: [] });
   });
+
+  it("reads a guards link: the project, encoded or not; none is no page", () => {
+    expect(parseRoute("#/guards/demo-llm")).toEqual({ page: "guards", project: "demo-llm" });
+    expect(parseRoute("#/guards/demo%20llm")).toEqual({ page: "guards", project: "demo llm" });
+    expect(parseRoute("#/guards/demo-llm?ignored=1")).toEqual({ page: "guards", project: "demo-llm" });
+    expect(parseRoute("#/guards")).toEqual({ page: "unknown", hash: "/guards" });
+  });
 });
 
 describe("formatRoute", () => {
@@ -182,6 +189,8 @@ describe("formatRoute", () => {
     { page: "cost", id: "experiment:demo llm/exp-002", base: false, metric: "", datasets: [], suite: "", higher: false },
     { page: "cost", id: "model:p/chat-1b@1.1.0", base: true, metric: "acc", datasets: ["dataset:p/eval@v1", "dataset:p/x@v2"], suite: "s 1", higher: true },
     { page: "cost", id: "model:p/chat-1b@1.1.0", base: false, metric: "final:val/loss", datasets: [], suite: "", higher: false },
+    { page: "guards", project: "demo-llm" },
+    { page: "guards", project: "team/a b" },
   ];
   for (const route of routes) {
     it(`round-trips ${route.page}`, () => {
@@ -244,6 +253,11 @@ describe("formatRoute", () => {
     expect(formatRoute({ page: "cost", id: "model:p/m@1", base: true, metric: "", datasets: ["dataset:p/e@v1"], suite: "s", higher: true })).toBe(
       "#/cost/model%3Ap%2Fm%401?base=1",
     );
+  });
+
+  it("writes a guards link: the project as one path segment", () => {
+    expect(link.guards("demo-llm")).toBe("#/guards/demo-llm");
+    expect(link.guards("demo llm")).toBe("#/guards/demo%20llm");
   });
 
   it("maps effect groupings to the API enum", () => {

@@ -47,6 +47,8 @@ export type Route =
    * version's gain over the previous best and the accelerator-hours per point ('' for none).
    */
   | { page: "cost"; id: string; base: boolean; metric: string; datasets: string[]; suite: string; higher: boolean }
+  /** The guards of a project's conventions: metric spellings, names breaking their rule, outputs out of place. */
+  | { page: "guards"; project: string }
   | { page: "unknown"; hash: string };
 
 /** The default lineage depth when the link names none (the API's own default). */
@@ -161,6 +163,8 @@ export function parseRoute(hash: string): Route {
             higher: params.get("higher") === "1",
           }
         : unknown(raw);
+    case "guards":
+      return one ? { page: "guards", project: one } : unknown(raw);
     default:
       return unknown(raw);
   }
@@ -263,6 +267,8 @@ export function formatRoute(route: Route): string {
         suite: route.metric ? route.suite : undefined,
         higher: route.metric && route.higher ? "1" : undefined,
       })}`;
+    case "guards":
+      return `#/guards/${seg(route.project)}`;
     case "unknown":
       return `#${route.hash}`;
   }
@@ -284,6 +290,7 @@ export const link = {
   digest: (project: string) => formatRoute({ page: "digest", project, since: "7d", until: "" }),
   effects: (project: string, metric = "") => formatRoute({ page: "effects", project, metric, by: "value", since: "" }),
   cost: (id: string, base = false) => formatRoute({ page: "cost", id, base, metric: "", datasets: [], suite: "", higher: false }),
+  guards: (project: string) => formatRoute({ page: "guards", project }),
 };
 
 /** The API's Direction enum value of a route direction. */

@@ -44,7 +44,7 @@ def _datasets(g: KeyedGraph) -> None:
     g.mark("gone", deleted=at(9))
     g.add("raw", DV, "dataset:{a}/raw@v1", name="raw")
     g.add("secret", DV, "dataset:{b}/secret@v1", name="secret")
-    g.link("web2", Rel.DERIVED_FROM, "web1", transform="dedup")
+    g.link("web2", Rel.DERIVED_FROM, "web1", transform="dedup", weight=0.7)  # a mix's part
     g.link("web2", Rel.DERIVED_FROM, "secret", transform="join")
     g.link("secret", Rel.DERIVED_FROM, "raw")  # a's own data, reached only through b's
     g.add("loop1", DV, "dataset:{a}/loop@v1", **with_json("cleaning_rules", {"drop": 1}, "rule"))
@@ -267,6 +267,16 @@ class RecipeReadsContract:
             sorted([(web2, web1, "dedup"), (web2, secret, "join"), (secret, raw, None)]),
         )
         assert reads.derivation([secret], only_a) == ([], [])
+
+    def test_derivation_edges_carry_the_mix_weight(
+        self, reads: RecipeReads, graph: KeyedGraph
+    ) -> None:
+        only_a, _ = graph.scopes()
+        web2, web1, loop1 = (graph.id(k) for k in ("web2", "web1", "loop1"))
+        _, edges = reads.derivation([web2, loop1], only_a)
+        weights = {(e["src"], e["dst"]): e["weight"] for e in edges}
+        assert weights[(web2, web1)] == 0.7
+        assert weights[(loop1, graph.id("loop2"))] is None  # none recorded
 
     def test_derivation_stops_at_its_depth(self, reads: RecipeReads, graph: KeyedGraph) -> None:
         only_a, _ = graph.scopes()

@@ -362,6 +362,60 @@ def _rows(explorer: Explorer, table: str) -> list[tuple[Row, str]]:
     return [((s, n, c, a, b), text) for s, n, c, a, b, text in found]
 
 
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(", ", ": "), ensure_ascii=False)
+
+
+def _fact_text(value: Any) -> str:
+    """One side of a version fact as `provgraph diff` prints it (`step_lines`)."""
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        parts = []
+        for v in value:
+            if "dataset_version" in v:
+                weight = "" if v["weight"] is None else f" x{js_text(v['weight'])}"
+                how = f" ({v['transform']})" if v["transform"] else ""
+                parts.append(f"{v['dataset_version']}{weight}{how}")
+            else:
+                extra = f" {_compact(v['params'])}" if v.get("params") else ""
+                parts.append(f"{v['kind']} {v['name']}{extra}")
+        return "; ".join(parts)
+    return _compact(value)
+
+
+def _check_version_steps(explorer: Explorer, diff: dict[str, Any]) -> None:
+    """The page opens exactly the answer's dataset version steps: per step its head (as the
+    CLI prints it) and a row per fact, both sides and the mark of those that differ."""
+    steps = diff.get("dataset_versions", [])
+    shown = explorer.rows('[data-testid="version-step"]')
+    assert [(r["attrs"]["data-dataset"], r["attrs"]["data-role"]) for r in shown] == [
+        (s["dataset"], s["role"]) for s in steps
+    ]
+    for step, row in zip(steps, shown, strict=True):
+        changed = ", ".join(step["changed"]) or "nothing recorded differs"
+        assert row["cells"]["step-head"] == (
+            f"dataset {step['dataset']} ({step['role']}): {step['a']} -> {step['b']}: {changed}"
+        )
+        assert row["links"] == [_node_href(step["a"]), _node_href(step["b"])]
+        selector = f'[data-testid="version-step"][data-dataset="{step["dataset"]}"] tbody tr'
+        facts = explorer.rows(selector, "data-col")
+        assert [(f["attrs"]["data-fact"], f["attrs"]["data-changed"]) for f in facts] == [
+            (f["name"], "true" if f["changed"] else "false") for f in step["facts"]
+        ]
+        assert [f["cells"] for f in facts] == [
+            {
+                "name": f["name"],
+                "a": _fact_text(f["a"]),
+                "b": _fact_text(f["b"]),
+                "change": "≠ changed" if f["changed"] else "",
+            }
+            for f in step["facts"]
+        ]
+
+
 @dataclass(frozen=True)
 class DiffCase:
     a: str  # ids in the demo project, `{p}` for its name
@@ -417,6 +471,9 @@ def test_diff_highlights_exactly_the_changed_fields(
         f"{'≠' if level['differs'] else '='} {level['a']} vs {level['b']}: {level['summary']}"
         for level in diff["chain"]
     ]
+    _check_version_steps(explorer, diff)
+    if name == "runs":  # sft-001 trained on instruct v1-clean, sft-003 on v2: one step
+        assert [s["b"] for s in diff["dataset_versions"]] == [f"dataset:{stories.demo}/instruct@v2"]
     runs = diff["runs"]
     if (runs["a"], runs["b"]) != (a, b):
         assert _links(explorer, '[data-testid="diff-runs"]') == [

@@ -121,6 +121,25 @@ def test_diff_of_two_runs_names_every_change(neo4j_driver: Driver, project: str)
             "changed": {"lr": {"a": 3e-4, "b": 1e-4}},
         },
         "inputs": {"train": {"added": [f"dataset:{p}/web@v2"], "removed": [f"dataset:{p}/web@v1"]}},
+        # web v1 -> v2 opened: the two versions recorded nothing else that differs.
+        "dataset_versions": [
+            {
+                "role": "train",
+                "dataset": f"dataset:{p}/web",
+                "a": f"dataset:{p}/web@v1",
+                "b": f"dataset:{p}/web@v2",
+                "readable": {"a": True, "b": True},
+                "facts": [
+                    {
+                        "name": "storage_uri",
+                        "a": "s3://bucket/web/v1/",
+                        "b": "s3://bucket/web/v2/",
+                        "changed": True,
+                    },
+                ],
+                "changed": ["storage_uri"],
+            }
+        ],
         "environment": {
             "a": f"environment:{p}/img-a",
             "b": f"environment:{p}/img-b",

@@ -3,7 +3,9 @@ import { useQuery } from "../api/useQuery";
 import { DiffTableRow, diffRowKey } from "../components/DiffTableRow";
 import { NodeLink } from "../components/NodeLink";
 import { ErrorView, Loading, NotFound } from "../components/Status";
+import { VersionSteps } from "../components/VersionSteps";
 import { diffChain, diffRows } from "../lib/diff";
+import { versionSteps } from "../lib/versionSteps";
 import { asObject } from "../lib/json";
 import { link } from "../routes/route";
 
@@ -47,6 +49,7 @@ export function DiffPage({ a, b }: { a: string; b: string }) {
           ))}
         </tbody>
       </table>
+      <VersionSteps steps={versionSteps(data.diff)} />
       {chain.length > 0 && (
         <>
           <h3>Up the base-model chain</h3>

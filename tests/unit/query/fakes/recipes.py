@@ -87,7 +87,12 @@ class FakeRecipeReads:
             reached += frontier
         inside = set(reached)
         edges: list[Record] = [
-            {"src": e.src, "dst": n.id, "transform": e.props.get("transform")}
+            {
+                "src": e.src,
+                "dst": n.id,
+                "transform": e.props.get("transform"),
+                "weight": e.props.get("weight"),
+            }
             for i in reached
             for e, n in self._derived(i, scope)
             if n.id in inside

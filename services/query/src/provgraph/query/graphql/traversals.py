@@ -80,7 +80,12 @@ class TraversalQuery:
             raise missing_sides({name: (given, view) for (name, given), view in found_ends})
         return [GraphPath.of(p) for p in found]
 
-    @field(description="What changed between two runs or two model versions, walked up the chain.")
+    @field(
+        description="What changed between two runs or two model versions, walked up the chain; "
+        "`dataset_versions` (when the runs used two versions of one dataset) opens each such "
+        "step: both versions' recorded facts (change note, cleaning rules, split, mix, counts, "
+        "quality gates, source) side by side, `changed` naming those that differ."
+    )
     async def diff(self, info: Info, a: strawberry.ID, b: strawberry.ID) -> JSON | None:
         ctx = info.context
         return JSON(await ctx.call(ctx.recipes.diff, str(a), str(b), ctx.scope))

@@ -81,7 +81,8 @@ UNWIND ns AS s
 OPTIONAL MATCH (s)-[t:{Rel.DERIVED_FROM}]->(o:{Label.DATASET_VERSION}:{Label.ENTITY})
 WHERE o IN ns
 WITH ns, collect(
-  CASE WHEN o IS NULL THEN null ELSE {{src: s.id, dst: o.id, transform: t.transform}} END
+  CASE WHEN o IS NULL THEN null
+       ELSE {{src: s.id, dst: o.id, transform: t.transform, weight: t.weight}} END
 ) AS edges
 RETURN [n IN ns | properties(n)] AS nodes, edges
 """
@@ -102,7 +103,7 @@ class RecipeReads(Protocol):
 
     def derivation(self, ids: Sequence[str], scope: Scope) -> tuple[list[Record], list[Record]]:
         """The dataset versions `ids` and those they derive from, at most `DERIVATION_DEPTH`
-        steps: (nodes' properties, edges {src, dst, transform})."""
+        steps: (nodes' properties, edges {src, dst, transform, weight})."""
 
 
 class RecipeReader:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from provgraph.query.recipes.env_contents import change_lines
+from provgraph.query.recipes.version_steps import step_lines
 
 
 def diff_lines(diff: Mapping[str, Any]) -> list[str]:
@@ -21,6 +22,7 @@ def diff_lines(diff: Mapping[str, Any]) -> list[str]:
         out.append(f"  param {name}: removed (was {value})")
     for role, change in diff.get("inputs", {}).items():
         out.append(f"  input {role}: +{change['added']} -{change['removed']}")
+    out += step_lines(diff.get("dataset_versions", []))
     out += _environment_lines(diff.get("environment", {}))
     code = diff.get("code", {})
     if code.get("changed"):

@@ -13,6 +13,7 @@ from provgraph.query.read.model import Scope
 from provgraph.query.read.recipe_reads import RecipeReads, Record
 from provgraph.query.recipes.diffing import CAUSES, RunFacts, causes, compare, next_pair, run_facts
 from provgraph.query.recipes.recipe_build import RecipeBuilder, checkpoint_view, target_view
+from provgraph.query.recipes.version_steps import open_steps, version_pairs
 
 # What each query may be asked about.
 _REPRODUCIBLE = ("ModelVersion", "Checkpoint")
@@ -73,12 +74,14 @@ class Recipes:
         run_a, run_b = (a, b) if kind == "Run" else (_maker(left), _maker(right))
         chain, first_facts = self._chain(scope, run_a, run_b)
         first = next((step for step in chain if step["differs"]), None)
+        compared = compare(*first_facts)
         return {
             "a": a,
             "b": b,
             "kind": "run" if kind == "Run" else "model_version",
             "runs": {"a": run_a, "b": run_b},
-            **compare(*first_facts),
+            **compared,
+            **self._version_steps(compared["inputs"], scope),
             "chain": chain,
             "first_difference": first,
         }
@@ -100,6 +103,16 @@ class Recipes:
             _, pair = next_pair(*facts)
         assert first is not None
         return chain, first
+
+    def _version_steps(self, inputs: dict[str, Any], scope: Scope) -> dict[str, Any]:
+        """`dataset_versions`: each step from one version of a dataset to another between the
+        two runs, both versions' recorded facts side by side; absent when there is none (the
+        answers of other diffs stay as they were)."""
+        pairs = version_pairs(inputs)
+        if not pairs:
+            return {}
+        nodes, edges = self._reads.derivation(sorted({p[s] for p in pairs for s in "ab"}), scope)
+        return {"dataset_versions": open_steps(pairs, nodes, edges)}
 
     def _facts(self, run_id: str | None, scope: Scope) -> RunFacts:
         return run_facts(self._reads.run(run_id, scope) if run_id is not None else None)

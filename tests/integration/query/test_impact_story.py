@@ -160,3 +160,5 @@ def test_the_same_answer_from_the_command_line(
     chat2 = lines.index(f"ModelVersion model:{p}/chat@2.0.0 (candidate)")
     assert lines[chat2 + 3].startswith("    s on no dataset: no metric, passed (")
     assert provgraph_cli(neo4j_endpoint, "impact", f"dataset:{p}/none@v1").returncode == 1
+    malformed = provgraph_cli(neo4j_endpoint, "impact", "web@v1")
+    assert malformed.returncode == 2 and "invalid_id" in malformed.stderr

@@ -15,6 +15,7 @@ from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
 from provgraph.query.connect import command_readers
 from provgraph.query.errors import InvalidArgumentError
+from provgraph.query.ids import checked_id
 from provgraph.query.read.model import Direction, Scope
 from provgraph.query.recipes.diff_render import render_diff
 from provgraph.query.recipes.impact import impact_answer, render_impact
@@ -64,6 +65,7 @@ def _trace(args: argparse.Namespace) -> int:
 
 
 def _impact(args: argparse.Namespace) -> int:
+    checked_id("id", args.id)  # malformed: invalid_id (exit 2), not a node that is missing
     with command_readers() as (readers, _):
         answer = impact_answer(readers.graph, args.id, Scope.everything())
     if answer is None:

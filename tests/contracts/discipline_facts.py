@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
+from datetime import UTC, datetime
 from typing import Any
 
 from support.record_policy import evaluated, model_version, policy, version
+from support.stories import story_event
 
 from provgraph.ingest.ports import BatchWriter
 from provgraph.ingest.projection import LogStamp, project_event
@@ -22,6 +24,8 @@ from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayl
 from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.events.policy import policy_payload
 from provgraph.schemas.records import RecordKind
+
+AT = datetime(2026, 1, 2, tzinfo=UTC)
 
 
 def _event(cls: type[Event], project: str, payload: Any) -> Event:
@@ -109,3 +113,44 @@ class DisciplineFactsContract(ABC):
         (stated,) = facts.policies[self.project].values()
         assert stated.of(RecordKind.RUN) == ("code", "inputs")
         assert stated.require_passed_gates is True and stated.requires_conclusion is False
+
+    def test_the_outputs_at_a_uri_with_their_jobs_and_the_experiments_of_runs(self) -> None:
+        writer, p = self.fresh(), self.project
+        tag = uuid.uuid4().hex[:8]
+        x = f"experiment:{p}/sft"
+
+        def run(key: str, experiment: str | None) -> Event:
+            return story_event(
+                p, "run.started", {"run_id": f"{key}-{tag}", "experiment": experiment}, AT
+            )
+
+        def saved(key: str, step: int, uri: str) -> Event:
+            return story_event(
+                p, "checkpoint.saved", {"run_id": f"{key}-{tag}", "step": step, "uri": uri}, AT
+            )
+
+        shared, alone = f"s3://b/{tag}/shared", f"s3://b/{tag}/alone"
+        data = {"name": "web", "version": "v1", "storage_uri": shared}
+        self.write(
+            writer,
+            run("a", x),
+            run("b", None),
+            saved("a", 1, shared),
+            saved("b", 1, shared),
+            saved("a", 2, alone),
+            story_event(p, "dataset.version.created", data, AT),
+        )
+        a, b = f"run:a-{tag}", f"run:b-{tag}"
+        writers, experiments = writer.output_writers(
+            [shared, f"s3://b/{tag}/none"], [a, b, "run:x"]
+        )
+        assert sorted(writers) == [shared]  # nothing stored at the other URI
+        assert sorted(writers[shared]) == sorted(
+            [
+                (f"checkpoint:a-{tag}/1", x),  # a run of experiment sft
+                (f"checkpoint:b-{tag}/1", b),  # a run outside every experiment: its own job
+                (f"dataset:{p}/web@v1", f"dataset:{p}/web@v1"),  # no run: the output itself
+            ]
+        )
+        assert experiments == {a: x, b: None, "run:x": None}
+        assert writer.output_writers([], []) == ({}, {})

@@ -25,9 +25,9 @@ def conventions_policy(project: str) -> Event:
     return event(project, "project.policy.set", payload)
 
 
-def run(project: str, key: str, number: int, name: str | None) -> Event:
-    """A run of experiment ``sft`` numbered `number`, named `name`."""
-    payload = {"run_id": f"{project}-{key}", "experiment": f"experiment:{project}/sft",
+def run(project: str, key: str, number: int, name: str | None, experiment: str = "sft") -> Event:
+    """A run of `experiment` numbered `number`, named `name`."""
+    payload = {"run_id": f"{project}-{key}", "experiment": f"experiment:{project}/{experiment}",
                "run_number": number, **({"name": name} if name else {})}  # fmt: skip
     return event(project, "run.started", payload)
 

@@ -2,7 +2,8 @@
 the real projector between the requests: once its admin requires names and places
 (`project.policy.set` v3), a run whose name breaks the naming rule is 422 ``name_breaks_rule``
 naming the run, the rule and the name it builds, a checkpoint outside the storage roots or at
-a personal path is 422 ``place_refused``, nothing of the refused batch is written, and what
+a personal path is 422 ``place_refused``, a checkpoint at a URI another experiment's run wrote
+is 409 ``place_taken`` naming that output, nothing of the refused batch is written, and what
 follows the conventions is accepted."""
 
 from __future__ import annotations
@@ -88,3 +89,23 @@ def test_names_and_places_are_refused_at_ingest(
     assert before.subject in nodes and good.subject in nodes and kept.subject in nodes
     assert bad.subject not in nodes
     assert nodes[kept.subject]["props"]["uri"] == f"{ROOT}/ckpt/1"
+
+    # A run of another experiment at the URI sft-r1's checkpoint holds: 409, naming it; the
+    # same run saving there again is its own job's output.
+    other = run(project, "d", 1, "dpo-r1", "dpo")
+    assert http.post("/v1/events", json=body(other), headers=writer).status_code == 202
+    project_log(settings, neo4j_driver)
+    clash = checkpoint(project, "d", 1, f"{ROOT}/ckpt/1")
+    answer = http.post("/v1/events", json=body(clash), headers=writer)
+    assert answer.status_code == 409, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "place_taken"
+    assert error["details"] == {
+        "index": 0,
+        "record": clash.subject,
+        "uri": f"{ROOT}/ckpt/1",
+        "other": kept.subject,
+        "other_job": f"experiment:{project}/sft",
+    }
+    again = checkpoint(project, "a", 2, f"{ROOT}/ckpt/1")
+    assert http.post("/v1/events", json=body(again), headers=writer).status_code == 202

@@ -8,8 +8,13 @@ from support.record_policy import logged
 
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.completeness import own_node
-from provgraph.ingest.projection.conventions_rule import NameBreaksRule, PlaceRefused, named
-from provgraph.ingest.projection.discipline import RecordFacts, judge
+from provgraph.ingest.projection.conventions_rule import (
+    NameBreaksRule,
+    PlaceRefused,
+    PlaceTaken,
+    named,
+)
+from provgraph.ingest.projection.discipline import RecordFacts, judge, places_wanted
 from provgraph.schemas.conventions import NamedKind
 
 P = "vision"
@@ -70,3 +75,29 @@ def test_the_facts_of_each_kind() -> None:
     mv = project_event(event(P, "model.version.registered", registered))
     _, version, mv_facts = named(mv, own_node(mv))  # type: ignore[arg-type,misc]
     assert (version, mv_facts["model"], mv_facts["run_id"]) == ("v1", "chat", f"{P}-a")
+
+
+def test_one_uri_holds_one_jobs_output() -> None:
+    shared = f"{ROOT}/ckpt/shared"
+    changes = logged(
+        [
+            conventions_policy(P),
+            run(P, "a", 1, "sft-r1"),
+            run(P, "d", 1, "dpo-r1", "dpo"),
+            checkpoint(P, "a", 1, shared),
+            checkpoint(P, "a", 2, shared),  # the same job again: fine
+            checkpoint(P, "d", 1, shared),  # another experiment's run: taken
+        ]
+    )
+    verdicts = judge(changes, RecordFacts())
+    assert _reasons(verdicts) == [None] * 5 + ["place_taken"]
+    found = verdicts[5]
+    assert isinstance(found, PlaceTaken)
+    assert (found.other, found.other_job) == (f"checkpoint:{P}-a/1", f"experiment:{P}/sft")
+    # What the store holds counts as well: read once the project requires places.
+    stored = RecordFacts(writers={shared: [("checkpoint:old/1", "experiment:other")]})
+    again = logged([conventions_policy(P), run(P, "a", 1, "sft-r1"), checkpoint(P, "a", 1, shared)])
+    assert _reasons(judge(again, stored)) == [None, None, "place_taken"]
+    assert places_wanted(again, RecordFacts()) == ([shared], [f"run:{P}-a"])
+    lax = logged([run(P, "a", 1, "sft-r1"), checkpoint(P, "a", 1, shared)])
+    assert places_wanted(lax, RecordFacts()) == ([], [])  # no project requires places

@@ -122,6 +122,8 @@ def schema_statements() -> list[str]:
     """
     statements = [_unique(label, "id") for label in Label]
     statements += [_index(Label.ENTITY, prop) for prop in ("project", "name", "last_event_at")]
+    # Outputs by where they are stored: the place rule's lookup (`project.policy.set`).
+    statements += [_index(Label.ENTITY, prop) for prop in ("uri", "storage_uri")]
     statements.append(_index(Label.PRINCIPAL, "token_hash"))  # authentication by hash
     statements += [_index(label, MARQUEZ_ID) for label in (Label.DATASET, Label.JOB)]
     statements.append(_unique(OFFSET_LABEL, "topic", "partition"))

@@ -29,8 +29,14 @@ from provgraph.ingest.projection.discipline import (
     facts_of,
 )
 from provgraph.ingest.projection.ownership import Owner
-from provgraph.schemas.graph import APPLIED_EVENT_LABEL, METRIC_SERIES_LABEL, TOUCHED_REL, Label
-from provgraph.schemas.storage import CLAIMED, PLACEHOLDER
+from provgraph.schemas.graph import (
+    APPLIED_EVENT_LABEL,
+    METRIC_SERIES_LABEL,
+    TOUCHED_REL,
+    Label,
+    Rel,
+)
+from provgraph.schemas.storage import CLAIMED, DELETED_AT, FIRST_SEEN_AT, PLACEHOLDER
 
 _SCOPE = (
     f"(n:Entity OR n:{APPLIED_EVENT_LABEL} OR n:{METRIC_SERIES_LABEL})"
@@ -246,6 +252,53 @@ def read_discipline_facts(
     )
 
 
+# What the place rule reads (`discipline.places_wanted`): the live outputs stored at each URI
+# (by the indexes on `uri` and `storage_uri`), each with its job: the experiment of the run
+# that wrote it, else that run, else the output itself; and the experiment of each run asked.
+OUTPUT_WRITERS = f"""
+UNWIND $uris AS uri
+CALL {{
+    WITH uri
+    MATCH (n:{Label.ENTITY} {{uri: uri}}) RETURN n
+    UNION
+    WITH uri
+    MATCH (n:{Label.ENTITY} {{storage_uri: uri}}) RETURN n
+}}
+WITH uri, n
+WHERE (n:{Label.CHECKPOINT} OR n:{Label.DATASET_VERSION} OR n:{Label.MODEL_VERSION})
+  AND n.{DELETED_AT} IS NULL
+OPTIONAL MATCH (n)-[:{Rel.GENERATED_BY}]->(r:{Label.RUN})
+WITH uri, n, head(collect(r.id)) AS run
+OPTIONAL MATCH (:{Label.RUN} {{id: run}})-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT})
+WITH uri, n, run, head(collect(x.id)) AS experiment
+RETURN uri, n.id AS id, coalesce(experiment, run, n.id) AS job
+ORDER BY uri, n.{FIRST_SEEN_AT}, id
+"""
+
+RUN_EXPERIMENTS = f"""
+UNWIND $runs AS run
+OPTIONAL MATCH (:{Label.RUN} {{id: run}})-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT})
+RETURN run, head(collect(x.id)) AS experiment
+"""
+
+
+def read_output_writers(
+    driver: Driver,
+    uris: Collection[str],
+    runs: Collection[str],
+    database: str = "neo4j",
+    routing: RoutingControl = RoutingControl.WRITE,
+) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str | None]]:
+    """The stored outputs at each of `uris` as (record, job), and the experiment of each of
+    `runs` (`ports.FactsLookup.output_writers`); nothing is read for what is not asked."""
+    writers: dict[str, list[tuple[str, str]]] = {}
+    if uris:
+        for r in _records(driver, OUTPUT_WRITERS, database, routing, uris=sorted(uris)):
+            writers.setdefault(str(r["uri"]), []).append((str(r["id"]), str(r["job"])))
+    found = _records(driver, RUN_EXPERIMENTS, database, routing, runs=sorted(runs)) if runs else []
+    return writers, {str(r["run"]): r["experiment"] for r in found}
+
+
 class Neo4jDisciplineFacts:
     """The records-discipline facts of ingest (`ports.FactsLookup`): read from any member."""
 
@@ -259,6 +312,12 @@ class Neo4jDisciplineFacts:
         """The stored facts the discipline rules read of these ids (`ports.FactsLookup`)."""
         wanted = lookups_of(environments, projects, dataset_versions, model_versions)
         return read_discipline_facts(self.driver, wanted, self.database, RoutingControl.READ)
+
+    def output_writers(
+        self, uris: Ids, runs: Ids
+    ) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str | None]]:
+        """The stored outputs at `uris` and the experiments of `runs` (`ports.FactsLookup`)."""
+        return read_output_writers(self.driver, uris, runs, self.database, RoutingControl.READ)
 
 
 def lookups_of(

@@ -129,6 +129,15 @@ class FactsLookup(Protocol):
         evaluation recorded."""
         ...
 
+    def output_writers(
+        self, uris: Ids, runs: Ids
+    ) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str | None]]:
+        """The live outputs (checkpoints, dataset versions, model versions) stored at each of
+        `uris`, as (record, job) in the order they were first seen (a job: the experiment of
+        the run that wrote it, else that run, else the output), and the experiment of each of
+        `runs` (None: in none, or not recorded)."""
+        ...
+
 
 class BatchWriter(OwnerLookup, FactsLookup, Protocol):
     """Applies a batch of event mutations and stores the batch's offsets in one transaction.

@@ -17,7 +17,7 @@ from provgraph.authz import AuthUnavailableError, ForbiddenError, Principal, Rig
 from provgraph.ingest.log_order import in_log_order
 from provgraph.ingest.ports import BatchWriter, FactsLookup, LogRecord, OwnerLookup
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.projection.discipline import judge, lookups
+from provgraph.ingest.projection.discipline import RecordFacts, judge, lookups, places_wanted
 from provgraph.ingest.projection.mutations import EventMutations, ProjectionError
 from provgraph.ingest.projection.ownership import (
     OPENLINEAGE_PREFIX,
@@ -125,9 +125,20 @@ def discipline_batch(
     store: FactsLookup, changes: Sequence[EventMutations]
 ) -> list[ProjectionError | None]:
     """Per change, in order: the discipline rule it breaks (`projection.discipline`: reason
-    ``environment_changed``, ``conclusion_required`` or ``record_incomplete``), else None.
-    Reads the store once."""
-    return judge(changes, store.discipline_facts(*lookups(changes)))
+    ``environment_changed``, ``conclusion_required``, ``record_incomplete``, or a convention's:
+    ``name_breaks_rule``, ``place_refused``, ``place_taken``), else None. Reads the store once,
+    twice when a project requires places (`discipline_facts`)."""
+    return judge(changes, discipline_facts(store, changes))
+
+
+def discipline_facts(store: FactsLookup, changes: Sequence[EventMutations]) -> RecordFacts:
+    """What the discipline rules read of the store for `changes`: one read, then, only when a
+    project of theirs requires places, the outputs stored at their URIs."""
+    facts = store.discipline_facts(*lookups(changes))
+    uris, runs = places_wanted(changes, facts)
+    if uris:
+        facts.writers, facts.experiments = store.output_writers(uris, runs)
+    return facts
 
 
 def discipline_entries(

@@ -100,6 +100,13 @@ class EnvironmentChangedError(ConflictError):
     code = "environment_changed"
 
 
+class PlaceTakenError(ConflictError):
+    """An output at a URI another job's output holds (a run of another experiment), in a
+    project that requires outputs in place: one URI holds one job's output."""
+
+    code = "place_taken"
+
+
 class ConclusionRequiredError(UnprocessableError):
     """A ``run.completed`` without a conclusion, in a project whose policy requires one."""
 

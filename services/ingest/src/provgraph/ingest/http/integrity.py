@@ -11,7 +11,8 @@
   another element its project requires, or a run that trains on data whose quality gates did
   not pass, is refused (422 `record_incomplete`, naming what is missing); under the
   project's conventions, a new record whose name breaks its naming rule (422
-  `name_breaks_rule`) and an output out of place (422 `place_refused`) are refused.
+  `name_breaks_rule`), an output out of place (422 `place_refused`) and one at a URI another
+  job's output holds (409 `place_taken`) are refused.
 """
 
 from __future__ import annotations
@@ -28,20 +29,21 @@ from provgraph.ingest.http.errors import (
     GraphUnavailableError,
     NameBreaksRuleError,
     PlaceRefusedError,
+    PlaceTakenError,
     RecordIncompleteError,
     RequestError,
 )
 from provgraph.ingest.ports import FactsLookup
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projection.completeness import RecordIncomplete
-from provgraph.ingest.projection.conventions_rule import NameBreaksRule, PlaceRefused
+from provgraph.ingest.projection.conventions_rule import NameBreaksRule, PlaceRefused, PlaceTaken
 from provgraph.ingest.projection.discipline import (
     ConclusionRequired,
     EnvironmentChanged,
     judge,
-    lookups,
 )
 from provgraph.ingest.projection.mutations import ProjectionError
+from provgraph.ingest.screening import discipline_facts
 from provgraph.schemas import BatchError, ErrorCode, Event, event_hash
 from provgraph.schemas.storage import format_time
 
@@ -135,13 +137,14 @@ def check_discipline(
     the differing fields, `ConclusionRequiredError` (422) naming the run,
     `RecordIncompleteError` (422) naming the record and what it lacks, `NameBreaksRuleError`
     (422) naming the record, its rule and the name it builds, `PlaceRefusedError` (422)
-    naming the output, its URI and the storage roots;
+    naming the output, its URI and the storage roots, `PlaceTakenError` (409) naming the other
+    job's output at the same URI;
     `GraphUnavailableError` when the graph cannot be read. An event in `applied` (a retry of
     an applied event) was judged when it was first appended and is left out."""
     fresh = [i for i, event in enumerate(events) if str(event.event_id) not in applied]
     changes = [project_event(events[i]) for i in fresh]
     facts = _read_graph(
-        lambda: lookup.discipline_facts(*lookups(changes)),
+        lambda: discipline_facts(lookup, changes),
         f"the discipline facts of {len(changes)} events",
         "recorded environments and project policies cannot be read now; retry later",
         retry_after_s,
@@ -176,6 +179,10 @@ def _discipline_error(index: int, event: Event, verdict: ProjectionError) -> Req
         named = {"record": verdict.record, "kind": verdict.kind.value, "rule": verdict.rule}
         why = {"problem": verdict.problem, "suggestion": verdict.suggestion}
         return NameBreaksRuleError(where, {"index": index, **named, **why})
+    if isinstance(verdict, PlaceTaken):
+        place = {"record": verdict.record, "uri": verdict.uri}
+        other = {"other": verdict.other, "other_job": verdict.other_job}
+        return PlaceTakenError(where, {"index": index, **place, **other})
     if isinstance(verdict, PlaceRefused):
         place = {"record": verdict.record, "uri": verdict.uri, "problem": verdict.problem}
         roots = {"storage_roots": list(verdict.roots)}

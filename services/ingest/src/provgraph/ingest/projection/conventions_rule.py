@@ -7,7 +7,10 @@
   the rule, why, and the name the rule builds from the record's facts when it can.
 - **Places** (`require_places`): a ``checkpoint.saved``, ``dataset.version.created`` or
   ``model.version.registered`` whose URI is a personal path or lies outside the project's
-  storage roots is refused, reason ``place_refused``.
+  storage roots is refused, reason ``place_refused``; one at a URI that another job's output
+  holds (a run of another experiment; a run outside every experiment is a job of its own) is
+  refused, reason ``place_taken``, naming the other output (`taken`: the writers of the URI
+  are read from the graph, `discipline.places_wanted`).
 
 The facts a rule names (`schemas.conventions.FACTS`) are read from the same mutations the fold
 writes, so ingest, the projector, `replay` and `verify` agree. Which policy is in force is
@@ -15,6 +18,8 @@ writes, so ingest, the projector, `replay` and `verify` agree. Which policy is i
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from provgraph.ingest.projection.mutations import (
     EdgeUpsert,
@@ -153,4 +158,62 @@ def convention_error(
         problem = place_problem(uri, roots)
         if problem is not None:
             return PlaceRefused(node.id, uri, problem, roots)
+    return None
+
+
+# ---- one place, one job ----------------------------------------------------------------------
+
+
+class PlaceTaken(ProjectionError):
+    """An output at a URI another job (a run of another experiment, or another run outside
+    every experiment) wrote, under `require_places`."""
+
+    reason = "place_taken"
+
+    def __init__(self, record: str, uri: str, other: str, other_job: str) -> None:
+        self.record, self.uri, self.other, self.other_job = record, uri, other, other_job
+        super().__init__(
+            f"{record}: {uri} was already written by {other} ({other_job}); one URI holds one "
+            "job's output (project.policy.set require_places): store it at a URI of its own"
+        )
+
+
+def output_of(change: EventMutations, node: NodeUpsert) -> tuple[str, str | None] | None:
+    """The URI an output event stores `node` at and the run that wrote it, if it stores one."""
+    prop = OUTPUT_URI.get(change.record.event_type)
+    uri = _value(node, prop) if prop is not None else None
+    if uri is None:
+        return None
+    runs = [
+        m.dst
+        for m in change.mutations
+        if isinstance(m, EdgeUpsert) and m.src == node.id and m.rel == Rel.GENERATED_BY
+    ]
+    return uri, runs[0] if runs else None
+
+
+def experiment_of(change: EventMutations, node: NodeUpsert) -> str | None:
+    """The experiment a ``run.started`` puts its run in, if it names one."""
+    for m in change.mutations:
+        if isinstance(m, EdgeUpsert) and m.src == node.id and m.rel == Rel.PART_OF:
+            return m.dst
+    return None
+
+
+def job_of(record: str, run: str | None, experiments: Mapping[str, str | None]) -> str:
+    """What counts as one job: the run's experiment, else the run, else the record itself."""
+    if run is None:
+        return record
+    return experiments.get(run) or run
+
+
+def taken(
+    record: str, uri: str, job: str, writers: Mapping[str, Sequence[tuple[str, str]]]
+) -> PlaceTaken | None:
+    """`PlaceTaken` naming the first other job's output at `uri` (`writers`: uri -> (record,
+    job) in the order they were recorded), else None; the same record again, or another
+    output of the same job, is not a collision."""
+    for other, other_job in writers.get(uri, ()):
+        if other != record and other_job != job:
+            return PlaceTaken(record, uri, other, other_job)
     return None

@@ -53,7 +53,14 @@ from provgraph.ingest.projection.completeness import (
     stated_policy,
     train_inputs,
 )
-from provgraph.ingest.projection.conventions_rule import CONVENTION_EVENTS, convention_error
+from provgraph.ingest.projection.conventions_rule import (
+    CONVENTION_EVENTS,
+    convention_error,
+    experiment_of,
+    job_of,
+    output_of,
+    taken,
+)
 from provgraph.ingest.projection.mutations import EventMutations, NodeUpsert, ProjectionError
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
 from provgraph.schemas.records import RecordKind
@@ -115,6 +122,10 @@ class RecordFacts:
     gates: dict[str, tuple[str, ...]] = field(default_factory=dict)
     evaluated: set[str] = field(default_factory=set)
     recorded_at: dict[str, str] = field(default_factory=dict)  # id -> when the log had it
+    # Read only when a project requires places (`places_wanted`): the outputs at each URI,
+    # (record, job) in the order recorded, and the experiment of each run asked about.
+    writers: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    experiments: dict[str, str | None] = field(default_factory=dict)
 
     def policy(self, project: str, before: str = _AFTER_EVERYTHING) -> Policy:
         """The policy in force just before the log version `before` (by default: the latest);
@@ -257,7 +268,9 @@ def _judge_one(change: EventMutations, facts: RecordFacts, by_log: bool) -> Proj
     policy = facts.policy(change.record.project, before)
     if kind == ENVIRONMENT_EVENT:
         return _environment(node, facts) or convention_error(change, node, policy.conventions)
-    broken = convention_error(change, node, policy.conventions)
+    broken = convention_error(change, node, policy.conventions) or _taken(
+        change, node, facts, policy
+    )
     if broken is not None:
         return broken
     if kind == RUN_COMPLETED:
@@ -293,9 +306,58 @@ def _incomplete(
     return None
 
 
+def _taken(
+    change: EventMutations, node: NodeUpsert, facts: RecordFacts, policy: Policy
+) -> ProjectionError | None:
+    """Under `require_places`, the output of another job at the URI this output is stored at."""
+    output = output_of(change, node) if policy.conventions.require_places else None
+    if output is None:
+        return None
+    uri, run = output
+    return taken(node.id, uri, job_of(node.id, run, facts.experiments), facts.writers)
+
+
+def places_wanted(
+    changes: Sequence[EventMutations], facts: RecordFacts
+) -> tuple[list[str], list[str]]:
+    """The URIs whose stored outputs, and the runs whose experiments, the place rule needs for
+    `changes` (each sorted): those of the outputs of projects that require places in a policy
+    stored or among `changes`; none when no project does."""
+    placing = {
+        project
+        for project, history in facts.policies.items()
+        if any(p.conventions.require_places for p in history.values())
+    }
+    for change in changes:
+        node = own_node(change)
+        stated = stated_policy(node) if node is not None else None
+        if (
+            change.record.event_type == POLICY_EVENT
+            and stated
+            and stated.conventions.require_places
+        ):
+            placing.add(change.record.project)
+    uris, runs = set(), set()
+    for change in changes:
+        node = own_node(change)
+        output = output_of(change, node) if node is not None else None
+        if output is not None and change.record.project in placing:
+            uris.add(output[0])
+            if output[1] is not None:
+                runs.add(output[1])
+    return sorted(uris), sorted(runs)
+
+
 def _learn(change: EventMutations, node: NodeUpsert, facts: RecordFacts, at: str) -> None:
     """Keep what a passing event records that later events are judged by, with the log time
     `at` it counts from."""
+    if change.record.event_type == RUN_STARTED:
+        facts.experiments[node.id] = experiment_of(change, node)
+    output = output_of(change, node)
+    if output is not None:
+        uri, run = output
+        job = job_of(node.id, run, facts.experiments)
+        facts.writers.setdefault(uri, []).append((node.id, job))
     failed = recorded_gates(node) if change.record.event_type == DATASET_VERSION_CREATED else None
     if failed is not None and node.id not in facts.gates:
         facts.gates[node.id] = failed

@@ -33,6 +33,7 @@ class Reason(StrEnum):
     RECORD_INCOMPLETE = "record_incomplete"  # a record lacks what the project's policy requires
     NAME_BREAKS_RULE = "name_breaks_rule"  # a new record's name breaks its naming rule
     PLACE_REFUSED = "place_refused"  # an output out of the project's storage roots
+    PLACE_TAKEN = "place_taken"  # an output at a URI another job's output holds
     OCCURRED_AT_IN_FUTURE = "occurred_at_in_future"
     UNSUPPORTED_VERSION = "unsupported_version"
     UNKNOWN_TYPE = "unknown_type"

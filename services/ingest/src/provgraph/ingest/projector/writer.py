@@ -15,7 +15,12 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
-from provgraph.ingest.graphread import lookups_of, read_discipline_facts, read_owners
+from provgraph.ingest.graphread import (
+    lookups_of,
+    read_discipline_facts,
+    read_output_writers,
+    read_owners,
+)
 from provgraph.ingest.ports import BatchWriter, Ids, PartitionOffset
 from provgraph.ingest.projection import event_props
 from provgraph.ingest.projection.base import label_of
@@ -253,6 +258,12 @@ class GraphWriter(BatchWriter):
         projector must see its own last batch)."""
         wanted = lookups_of(environments, projects, dataset_versions, model_versions)
         return read_discipline_facts(self.driver, wanted, self.database)
+
+    def output_writers(
+        self, uris: Ids, runs: Ids
+    ) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str | None]]:
+        """The stored outputs at `uris` and the experiments of `runs` (from the leader)."""
+        return read_output_writers(self.driver, uris, runs, self.database)
 
 
 def _fresh(tx: ManagedTransaction, changes: list[EventMutations]) -> list[EventMutations]:

@@ -61,7 +61,9 @@ from provgraph.schemas.graph import (
 )
 from provgraph.schemas.storage import (
     CLAIMED,
+    DELETED_AT,
     EDGE_VERSION,
+    FIRST_SEEN_AT,
     PLACEHOLDER,
     PROJECT,
     replaced_version_key,
@@ -107,6 +109,9 @@ class _ReadFacts:
         return found
 
 
+_OUTPUT_LABELS = (Label.CHECKPOINT, Label.DATASET_VERSION, Label.MODEL_VERSION)
+
+
 class MemoryGraph(BatchWriter, GraphView):
     """An in-memory projection: the reference the Neo4j graph is checked against."""
 
@@ -119,6 +124,10 @@ class MemoryGraph(BatchWriter, GraphView):
         self.offsets: dict[tuple[str, int], int] = {}
         self._facts = _ReadFacts()
         self._first_logged: dict[tuple[str, str], str] = {}  # (event type, node) -> log time
+        # The place rule's lookups, as the indexes on `uri`/`storage_uri` serve them in Neo4j.
+        self._stored_at: dict[str, set[str]] = defaultdict(set)  # uri -> output ids
+        self._made_by: dict[str, str] = {}  # output -> the run it is GENERATED_BY (the first)
+        self._part_of: dict[str, str] = {}  # run -> the experiment it is PART_OF (the first)
 
     def write(
         self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
@@ -169,6 +178,27 @@ class MemoryGraph(BatchWriter, GraphView):
             {m: at for m, at in evaluated.items() if at is not None},
         )
 
+    def output_writers(
+        self, uris: Ids, runs: Ids
+    ) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str | None]]:
+        """The live outputs at `uris` as (record, job), and the experiments of `runs` (as
+        `graphread.read_output_writers` reads them)."""
+        writers: dict[str, list[tuple[str, str]]] = {}
+        for uri in sorted(set(uris)):
+            found = []
+            for node_id in self._stored_at.get(uri, ()):
+                label, props = self.nodes[node_id]
+                if label not in _OUTPUT_LABELS or props.get(DELETED_AT) is not None:
+                    continue
+                if props.get("uri") != uri and props.get("storage_uri") != uri:
+                    continue
+                run = self._made_by.get(node_id)
+                job = (self._part_of.get(run) if run else None) or run or node_id
+                found.append((str(props.get(FIRST_SEEN_AT) or ""), node_id, job))
+            if found:
+                writers[uri] = [(node_id, job) for _, node_id, job in sorted(found)]
+        return writers, {run: self._part_of.get(run) for run in runs}
+
     def _props(self, node_id: str) -> dict[str, Any]:
         return self.nodes[node_id][1] if node_id in self.nodes else {}
 
@@ -210,9 +240,16 @@ class MemoryGraph(BatchWriter, GraphView):
         if isinstance(m, NodeUpsert):
             _label, props = self.nodes.setdefault(m.id, (m.label, {}))
             apply_node(props, m)
+            for key in ("uri", "storage_uri"):
+                if props.get(key) is not None:
+                    self._stored_at[str(props[key])].add(m.id)
         elif isinstance(m, EdgeUpsert):
             self._apply_edge(m)
             self._facts.add(m)
+            if m.rel == Rel.GENERATED_BY and m.dst_label == Label.RUN:
+                self._made_by.setdefault(m.src, m.dst)
+            elif m.rel == Rel.PART_OF and m.dst_label == Label.EXPERIMENT:
+                self._part_of.setdefault(m.src, m.dst)
         elif isinstance(m, EdgeSetReplace):
             self._apply_set(m)
         elif isinstance(m, SeriesUpsert):

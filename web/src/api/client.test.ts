@@ -66,6 +66,14 @@ describe("request", () => {
     expect(getToken()).toBe("secret-token");
   });
 
+  it("says each error's message once, in order, when several fields fail", async () => {
+    const missing = { message: "project 'x' not found", extensions: { code: "not_found" } };
+    const body = { data: null, errors: [missing, { message: "metric 'y' unknown" }, missing] };
+    const error = await request("query { a b c }", {}, answer(200, body)).catch((e: unknown) => e);
+    expect((error as RequestError).message).toBe("project 'x' not found; metric 'y' unknown");
+    expect((error as RequestError).errors).toHaveLength(3);
+  });
+
   it("refuses to send without a token", async () => {
     sessionStorage.removeItem("provgraph.token");
     await expect(request("query { x }", {}, answer(200, { data: {} }))).rejects.toBeInstanceOf(AuthError);

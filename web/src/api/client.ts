@@ -69,6 +69,11 @@ export function isUnauthenticated(errors: readonly GraphQLErrorEntry[] | undefin
   return (errors ?? []).some((e) => e.extensions?.code === "unauthenticated");
 }
 
+/** The messages of an answer's errors, each once (fields failing for one reason say it once). */
+function errorMessage(errors: readonly GraphQLErrorEntry[]): string {
+  return [...new Set(errors.map((e) => e.message))].join("; ");
+}
+
 interface Answer<T> {
   data?: T | null;
   errors?: GraphQLErrorEntry[];
@@ -108,7 +113,7 @@ export async function request<T, V = Record<string, unknown>>(
   }
   if (isUnauthenticated(answer.errors)) throw authLost("The token is not valid any more: sign in again.");
   if (answer.errors?.length && answer.data == null) {
-    const message = answer.errors.map((e) => e.message).join("; ");
+    const message = errorMessage(answer.errors);
     throw new RequestError(message, response.status, answer.errors);
   }
   if (!response.ok && answer.data == null) {
@@ -116,7 +121,7 @@ export async function request<T, V = Record<string, unknown>>(
   }
   if (answer.errors?.length) {
     // Partial data: the fields that failed are null; the message stays visible.
-    const message = answer.errors.map((e) => e.message).join("; ");
+    const message = errorMessage(answer.errors);
     throw new RequestError(message, response.status, answer.errors);
   }
   return answer.data as T;

@@ -57,7 +57,7 @@ const answer: GuardsAnswer = {
     outOfPlace: [
       {
         id: `dataset:${p}/web@v1`,
-        kind: "dataset_version",
+        kind: "DatasetVersion",
         run: null,
         experiment: null,
         uri: "file:///home/ann/web",
@@ -65,7 +65,7 @@ const answer: GuardsAnswer = {
       },
       {
         id: `model:${p}/chat@v2`,
-        kind: "model_version",
+        kind: "ModelVersion",
         run: `run:${p}-sft-2`,
         experiment: `experiment:${p}/sft`,
         uri: "s3://elsewhere/chat/v2",
@@ -76,8 +76,8 @@ const answer: GuardsAnswer = {
       {
         uri: "s3://lake/p/ckpt/shared",
         writers: [
-          { id: "checkpoint:a", kind: "checkpoint", run: `run:${p}-sft-1`, experiment: `experiment:${p}/sft` },
-          { id: "checkpoint:b", kind: "checkpoint", run: `run:${p}-dpo-1`, experiment: null },
+          { id: "checkpoint:a", kind: "Checkpoint", run: `run:${p}-sft-1`, experiment: `experiment:${p}/sft` },
+          { id: "checkpoint:b", kind: "Checkpoint", run: `run:${p}-dpo-1`, experiment: null },
         ],
       },
     ],
@@ -164,12 +164,12 @@ describe("the guards page", () => {
     const outOfPlace = found.slice(0, found.indexOf("data-shared"));
     expect(cells(outOfPlace)).toEqual([
       `id=dataset:${p}/web@v1`,
-      "kind=dataset version",
+      "kind=DatasetVersion",
       "problem=file:///home/ann/web is a personal path (a home or temporary directory)",
       "run=—",
       "experiment=—",
       `id=model:${p}/chat@v2`,
-      "kind=model version",
+      "kind=ModelVersion",
       "problem=s3://elsewhere/chat/v2 is outside the project's storage roots (s3://lake/p)",
       `run=run:${p}-sft-2`,
       `experiment=experiment:${p}/sft`,
@@ -178,11 +178,11 @@ describe("the guards page", () => {
     expect(shared).toContain('data-shared="s3://lake/p/ckpt/shared"');
     expect(cells(shared)).toEqual([
       "id=checkpoint:a",
-      "kind=checkpoint",
+      "kind=Checkpoint",
       `run=run:${p}-sft-1`,
       `experiment=experiment:${p}/sft`,
       "id=checkpoint:b",
-      "kind=checkpoint",
+      "kind=Checkpoint",
       `run=run:${p}-dpo-1`,
       "experiment=—",
     ]);

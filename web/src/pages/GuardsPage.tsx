@@ -171,7 +171,7 @@ export function StorageCollisions({ found }: { found: Collisions }) {
                 <td data-col="id">
                   <NodeLink id={o.id} />
                 </td>
-                <td data-col="kind">{kindText(o.kind)}</td>
+                <td data-col="kind">{o.kind}</td>
                 <td data-col="problem">{o.problem}</td>
                 <td data-col="run">
                   <Maybe id={o.run} />
@@ -210,7 +210,7 @@ export function StorageCollisions({ found }: { found: Collisions }) {
                     <td data-col="id">
                       <NodeLink id={w.id} />
                     </td>
-                    <td data-col="kind">{kindText(w.kind)}</td>
+                    <td data-col="kind">{w.kind}</td>
                     <td data-col="run">
                       <Maybe id={w.run} />
                     </td>

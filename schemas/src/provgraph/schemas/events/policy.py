@@ -67,21 +67,27 @@ class _ProjectPayload(Payload):
         return project_id(project)
 
 
-def _template(kind: NamedKind) -> Any:
-    """A template of `kind`: checked by `NameRules`, its pattern published in the schema."""
+def _template_schema(kind: NamedKind) -> JsonDict:
+    """The JSON Schema of a template of `kind` (`NameRules` checks it with the same pattern)."""
     schema: JsonDict = {"type": "string", "minLength": 1, "maxLength": MAX_TEMPLATE_CHARS}
     schema["pattern"] = template_pattern(kind)
-    return Annotated[str, WithJsonSchema(schema)]
+    return schema
+
+
+RunTemplate = Annotated[str, WithJsonSchema(_template_schema(NamedKind.RUN))]
+ModelVersionTemplate = Annotated[str, WithJsonSchema(_template_schema(NamedKind.MODEL_VERSION))]
+DatasetVersionTemplate = Annotated[str, WithJsonSchema(_template_schema(NamedKind.DATASET_VERSION))]
+ImageTemplate = Annotated[str, WithJsonSchema(_template_schema(NamedKind.IMAGE))]
 
 
 class NameRules(ContractModel):
     """A naming rule per kind of record (`provgraph.schemas.conventions`): a template whose
     placeholders name the record's own facts, ``*`` any text. A kind left out has no rule."""
 
-    run: _template(NamedKind.RUN) | None = None
-    model_version: _template(NamedKind.MODEL_VERSION) | None = None
-    dataset_version: _template(NamedKind.DATASET_VERSION) | None = None
-    image: _template(NamedKind.IMAGE) | None = None
+    run: RunTemplate | None = None
+    model_version: ModelVersionTemplate | None = None
+    dataset_version: DatasetVersionTemplate | None = None
+    image: ImageTemplate | None = None
 
     @field_validator("run", "model_version", "dataset_version", "image")
     @classmethod
@@ -129,8 +135,8 @@ class ProjectPolicySetPayload(_ProjectPayload):
 
     required: RequiredElements = Field(default_factory=RequiredElements)
     require_passed_gates: bool = False
-    metric_aliases: Annotated[dict[MetricName, MetricName], Field(max_length=MAX_ALIASES)] = (
-        Field(default_factory=dict)
+    metric_aliases: Annotated[dict[MetricName, MetricName], Field(max_length=MAX_ALIASES)] = Field(
+        default_factory=dict
     )
     names: NameRules = Field(default_factory=NameRules)
     require_names: bool = False

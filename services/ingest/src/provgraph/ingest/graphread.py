@@ -15,7 +15,6 @@ from provgraph.ingest.projection.completeness import (
     DATASET_VERSION_CREATED,
     MODEL_EVALUATED,
     POLICY_HISTORY,
-    POLICY_RECORDS,
     QUALITY_GATES,
     failed_checks,
     history_rows,
@@ -36,6 +35,7 @@ from provgraph.schemas.graph import (
     Label,
     Rel,
 )
+from provgraph.schemas.records import POLICY_RECORDS
 from provgraph.schemas.storage import CLAIMED, DELETED_AT, FIRST_SEEN_AT, PLACEHOLDER
 
 _SCOPE = (

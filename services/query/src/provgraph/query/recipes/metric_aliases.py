@@ -78,12 +78,12 @@ class ProjectAliases:
 
 def canonical_records(
     records: Sequence[Mapping[str, Any]], aliases_of: Callable[[str | None], Aliases]
-) -> list[Mapping[str, Any]]:
+) -> list[dict[str, Any]]:
     """Compare's run records (``{"run": props, ...}``) with each run's metrics under the
     canonical names its project declared."""
-    out: list[Mapping[str, Any]] = []
+    out: list[dict[str, Any]] = []
     for record in records:
         props = record["run"]
         aliases = aliases_of(props.get("project"))
-        out.append({**record, "run": canonical_props(props, aliases)} if aliases else record)
+        out.append({**record, "run": canonical_props(props, aliases)} if aliases else dict(record))
     return out

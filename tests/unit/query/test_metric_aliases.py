@@ -48,4 +48,4 @@ def test_records_of_each_project_use_that_projects_aliases() -> None:
                {"run": {"project": "b", "metric.val_loss": 2.0}}]  # fmt: skip
     out = canonical_records(records, lambda p: ALIASES if p == "a" else {})
     assert out[0]["run"] == {"project": "a", "metric.val/loss": 1.0}
-    assert out[1] is records[1]
+    assert out[1] == records[1]

@@ -2,19 +2,9 @@
 and `collisions` through GraphQL and the CLI, and compare, effects and best reading a metric
 under its canonical name.
 
-The story (project p; `support.guards_story`; expected answers below are written from it by
-hand):
-
-  policy    metric alias validation/loss = val/loss; run names "{experiment}-r{run_number}",
-            model version names "v*"; storage root s3://lake/p
-  sft       sft-r1 (run 1, lr 1e-5)  final val/loss 1.0, train/loss 2.0; checkpoint
-                                     s3://lake/p/ckpt/shared
-            tmp    (run 2, lr 2e-5)  final validation/loss 0.8  -> breaks the rule: sft-r2
-  dpo       dpo-r1 (run 1)           checkpoint s3://lake/p/ckpt/shared (a second job)
-  data      web@v1 stored at file:///home/ann/web (a personal path)
-  models    chat@v1 (by sft-r1) evaluated validation/loss 0.9; chat@v2 (by tmp) val/loss 0.7,
-            stored at s3://elsewhere/chat/v2 (outside the root); chat@release-3 (by tmp)
-            val_loss 0.95 (an undeclared spelling) -> breaks "v*", no name to suggest
+The story is `support.guards_story` (its docstring lays it out: project p, a policy with a
+metric alias, naming rules for runs and model versions and a storage root, and the records
+that break them); the expected answers below are written from it by hand:
 
   lint-metrics: val/loss (2 records), val_loss (1), validation/loss (2) share "val/loss";
   canonical val/loss (declared), val_loss undeclared. compare sft: tmp's final val/loss 0.8

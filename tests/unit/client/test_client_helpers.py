@@ -230,6 +230,70 @@ def test_a_refused_evaluation_inside_a_run_emits_no_evaluation(
     assert kinds == ["run.started", "run.completed"]
 
 
+CHECKPOINT = "checkpoint:r-pre/2000"
+
+
+def test_evaluate_checkpoint_emits_checkpoint_evaluated(
+    emitter: Emitter, transport: FakeTransport
+) -> None:
+    evaluation = emitter.evaluate_checkpoint(
+        CHECKPOINT,
+        suite="eval-suite",
+        suite_version="1",
+        datasets=list(EVAL_DATA),
+        metrics={"accuracy": 0.61},
+        passed=True,
+        evaluation_id=EVALUATION,
+    )
+    [event] = delivered(emitter, transport)
+    assert event.event_type == "checkpoint.evaluated"
+    assert event.subject == evaluation == f"evaluation:{EVALUATION}"
+    assert payload(event) == {
+        "evaluation_id": str(EVALUATION),
+        "checkpoint": CHECKPOINT,
+        "suite": "eval-suite",
+        "suite_version": "1",
+        "dataset_versions": list(EVAL_DATA),
+        "run": None,
+        "metrics": {"accuracy": 0.61},
+        "passed": True,
+    }
+
+
+def test_a_checkpoint_evaluation_inside_a_run_is_done_by_that_run(
+    emitter: Emitter, transport: FakeTransport
+) -> None:
+    with emitter.run(environment=False, code=False) as run:
+        evaluation = run.evaluate_checkpoint(CHECKPOINT, suite="mmlu", passed=False)
+    [_started, evaluated, _completed] = delivered(emitter, transport)
+    assert (evaluated.event_type, evaluated.subject) == ("checkpoint.evaluated", evaluation)
+    assert payload(evaluated)["run"] == run.subject
+    assert payload(evaluated)["checkpoint"] == CHECKPOINT
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "changes", "argument"),
+    [
+        (MODEL, {}, "checkpoint"),  # a model version is not a checkpoint
+        ("r-pre/2000", {}, "checkpoint"),
+        (CHECKPOINT, {"datasets": [EVAL_DATA[0], "heldout@v2"]}, "datasets[1]"),
+        (CHECKPOINT, {"passed": "perhaps"}, "passed"),
+    ],
+)
+def test_an_evaluate_checkpoint_argument_the_contract_refuses_raises_and_emits_nothing(
+    emitter: Emitter,
+    transport: FakeTransport,
+    checkpoint: str,
+    changes: dict[str, Any],
+    argument: str,
+) -> None:
+    with pytest.raises(ArgumentError) as raised:
+        emitter.evaluate_checkpoint(checkpoint, **(EVALUATE | changes))
+    assert raised.value.arguments == (argument,)
+    assert str(raised.value).startswith(f"evaluate_checkpoint(): argument {argument}: ")
+    assert delivered(emitter, transport) == []
+
+
 # -- status changes --------------------------------------------------------------------------
 
 

@@ -101,6 +101,13 @@ def test_an_evaluation_writes_itself_and_references_model_run_and_data() -> None
     assert "model:a/assistant-1b@1.0.0" in prints.referenced
 
 
+def test_a_checkpoint_evaluation_writes_itself_and_references_checkpoint_and_data() -> None:
+    prints = footprint(change(example("checkpoint.evaluated", "a")).mutations)
+    assert prints.written == {f"evaluation:{EVALUATION}"}
+    assert f"checkpoint:{RUN}/12000" in prints.referenced
+    assert "dataset:a/mmlu@2024-01" in prints.referenced
+
+
 def test_a_model_version_references_the_checkpoint_it_was_exported_from() -> None:
     prints = footprint(change(example("model.version.registered", "a")).mutations)
     assert {f"checkpoint:{RUN}/50000", f"run:{RUN}"} <= prints.referenced
@@ -128,6 +135,7 @@ TAKEOVERS = {
     "checkpoint.saved.v1": lambda: example("checkpoint.saved.v1", "a"),
     "checkpoint.deleted": lambda: example("checkpoint.deleted", "a"),
     "model.version.evaluated": lambda: example("model.version.evaluated", "a"),
+    "checkpoint.evaluated": lambda: example("checkpoint.evaluated", "a"),
     "entity.deleted.run": lambda: example("entity.deleted", "a", entity=f"run:{RUN}"),
     "entity.deleted.checkpoint": lambda: example(
         "entity.deleted", "a", entity=f"checkpoint:{RUN}/12000"
@@ -226,6 +234,7 @@ STORY = [
     "run.completed",
     "model.version.registered",
     "model.version.evaluated",
+    "checkpoint.evaluated",
 ]
 
 

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from provgraph.client.errors import ArgumentError
 from provgraph.schemas import Payload, parse_id
+from provgraph.schemas.events.checkpoint import CheckpointEvaluatedPayload
 from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.events.model import (
     ModelStatus,
@@ -25,6 +26,9 @@ from provgraph.schemas.events.run import RunAbortedPayload, RunResumedPayload
 from provgraph.schemas.validation import field_error, format_path
 
 P = TypeVar("P", bound=Payload)
+EvaluationPayload = TypeVar(
+    "EvaluationPayload", ModelVersionEvaluatedPayload, CheckpointEvaluatedPayload
+)
 
 
 def validated(
@@ -99,7 +103,7 @@ def pilot(run_id: str, scaled_from: str | None) -> str | None:
 
 def evaluation(
     helper: str,
-    model_version: str,
+    evaluated: str,
     *,
     suite: str,
     passed: bool,
@@ -108,11 +112,15 @@ def evaluation(
     suite_version: str | None,
     run: str | None,
     evaluation_id: uuid.UUID | str | None,
-) -> ModelVersionEvaluatedPayload:
-    """The ``model.version.evaluated`` payload (a fresh evaluation id unless one is given)."""
+    model: type[EvaluationPayload] = ModelVersionEvaluatedPayload,  # type: ignore[assignment]
+) -> EvaluationPayload:
+    """The ``model.version.evaluated`` payload of the model version `evaluated`, or with
+    `model` ``CheckpointEvaluatedPayload`` the ``checkpoint.evaluated`` one of the checkpoint
+    `evaluated` (a fresh evaluation id unless one is given)."""
+    target = "checkpoint" if model is CheckpointEvaluatedPayload else "model_version"
     data = {
         "evaluation_id": uuid.uuid4() if evaluation_id is None else evaluation_id,
-        "model_version": model_version,
+        target: evaluated,
         "suite": suite,
         "suite_version": suite_version,
         "dataset_versions": datasets,
@@ -121,7 +129,7 @@ def evaluation(
         "passed": passed,
     }
     names = {"dataset_versions": "datasets"}
-    return validated(ModelVersionEvaluatedPayload, data, helper=helper, names=names)
+    return validated(model, data, helper=helper, names=names)
 
 
 def status_change(

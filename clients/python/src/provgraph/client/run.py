@@ -19,6 +19,7 @@ from provgraph.client.errors import ClientError
 from provgraph.client.metrics import MetricsBuffer
 from provgraph.client.sink import EventSink
 from provgraph.schemas import (
+    CheckpointEvaluated,
     CheckpointSaved,
     EnvironmentSnapshotRecorded,
     Event,
@@ -34,7 +35,7 @@ from provgraph.schemas import (
 )
 from provgraph.schemas import run_id as run_subject
 from provgraph.schemas.envelope import Payload
-from provgraph.schemas.events.checkpoint import CheckpointSavedPayload
+from provgraph.schemas.events.checkpoint import CheckpointEvaluatedPayload, CheckpointSavedPayload
 from provgraph.schemas.events.experiment import CodeRef, Resources, RunInput, RunStartedPayload
 from provgraph.schemas.events.model import ModelVersionRegisteredPayload, ValidationResult
 from provgraph.schemas.events.run import (
@@ -298,6 +299,34 @@ class Run:
             evaluation_id=evaluation_id,
         )
         return self._emit(ModelVersionEvaluated, payload).subject
+
+    def evaluate_checkpoint(
+        self,
+        checkpoint: str,
+        *,
+        suite: str,
+        passed: bool,
+        datasets: Sequence[str] = (),
+        metrics: Mapping[str, Any] | None = None,
+        suite_version: str | None = None,
+        evaluation_id: uuid.UUID | str | None = None,
+    ) -> str:
+        """Emit ``checkpoint.evaluated`` done by this run (as `EventSink.evaluate_checkpoint`):
+        a checkpoint evaluated without registering a model version; returns the evaluation
+        id."""
+        payload = payloads.evaluation(
+            "evaluate_checkpoint",
+            checkpoint,
+            suite=suite,
+            passed=passed,
+            datasets=datasets,
+            metrics=metrics,
+            suite_version=suite_version,
+            run=self.subject,
+            evaluation_id=evaluation_id,
+            model=CheckpointEvaluatedPayload,
+        )
+        return self._emit(CheckpointEvaluated, payload).subject
 
     # -- internals -------------------------------------------------------------------------
 

@@ -12,12 +12,14 @@ from uuid import UUID
 from provgraph.client import payloads
 from provgraph.client.errors import ClientError
 from provgraph.schemas import (
+    CheckpointEvaluated,
     Event,
     ModelVersionEvaluated,
     ModelVersionStatusChanged,
     Payload,
     RunAborted,
 )
+from provgraph.schemas.events.checkpoint import CheckpointEvaluatedPayload
 from provgraph.schemas.events.model import ModelStatus
 
 E = TypeVar("E", bound=Event)
@@ -88,6 +90,36 @@ class EventSink(ABC):
             evaluation_id=evaluation_id,
         )
         return self._send(ModelVersionEvaluated, payload, project)
+
+    def evaluate_checkpoint(
+        self,
+        checkpoint: str,
+        *,
+        suite: str,
+        passed: bool,
+        datasets: Sequence[str] = (),
+        metrics: Mapping[str, Any] | None = None,
+        suite_version: str | None = None,
+        run: str | None = None,
+        evaluation_id: UUID | str | None = None,
+        project: str | None = None,
+    ) -> str:
+        """Emit ``checkpoint.evaluated``: `checkpoint` (``checkpoint:<run_id>/<step>``)
+        evaluated as `evaluate` evaluates a model version, registering no model version.
+        Returns the evaluation id, ``evaluation:<uuid>``."""
+        payload = payloads.evaluation(
+            "evaluate_checkpoint",
+            checkpoint,
+            suite=suite,
+            passed=passed,
+            datasets=datasets,
+            metrics=metrics,
+            suite_version=suite_version,
+            run=run,
+            evaluation_id=evaluation_id,
+            model=CheckpointEvaluatedPayload,
+        )
+        return self._send(CheckpointEvaluated, payload, project)
 
     def set_model_status(
         self,

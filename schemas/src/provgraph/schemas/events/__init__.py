@@ -3,6 +3,7 @@
 from provgraph.schemas.envelope import Event
 from provgraph.schemas.events.checkpoint import (
     CheckpointDeleted,
+    CheckpointEvaluated,
     CheckpointSaved,
     CheckpointSavedV1,
     CheckpointSavedV2,
@@ -71,6 +72,7 @@ EVENT_MODELS: tuple[type[Event], ...] = (
     CheckpointSavedV2,
     CheckpointSaved,
     CheckpointDeleted,
+    CheckpointEvaluated,
     ModelVersionRegistered,
     ModelVersionEvaluated,
     ModelVersionStatusChanged,
@@ -97,6 +99,7 @@ __all__ = [
     "AccessGranted",
     "AccessRevoked",
     "CheckpointDeleted",
+    "CheckpointEvaluated",
     "CheckpointSaved",
     "CheckpointSavedV1",
     "CheckpointSavedV2",

@@ -1,4 +1,5 @@
-"""Checkpoint events, with their schema evolution (checkpoint.saved v1 -> v2 -> v3)."""
+"""Checkpoint events, with their schema evolution (checkpoint.saved v1 -> v2 -> v3), and the
+evaluation of a checkpoint that registers no model version (checkpoint.evaluated)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema
 
-from provgraph.schemas.envelope import Event, Payload, Text
+from provgraph.schemas.envelope import Event, Payload, Text, Uuid
 from provgraph.schemas.events.common import Checksum, Count, JsonMap, Label, StorageUri
-from provgraph.schemas.ids import MAX_STEP, CheckpointId, RunKey, checkpoint_id
+from provgraph.schemas.ids import (
+    MAX_STEP,
+    CheckpointId,
+    DatasetVersionId,
+    RunId,
+    RunKey,
+    checkpoint_id,
+    evaluation_id,
+)
 from provgraph.schemas.limits import INT64_MAX, int_schema
 
 MIB = 1024 * 1024
@@ -118,3 +127,31 @@ class CheckpointDeleted(Event):
     event_type: Literal["checkpoint.deleted"] = "checkpoint.deleted"
     schema_version: Literal[1] = 1
     payload: CheckpointDeletedPayload
+
+
+class CheckpointEvaluatedPayload(Payload):
+    """An evaluation of a checkpoint on an evaluation set, registering no model version.
+
+    The fields of ``model.version.evaluated`` with ``checkpoint`` in place of
+    ``model_version``. Subject: ``evaluation:<evaluation_id>``.
+    """
+
+    evaluation_id: Uuid
+    checkpoint: CheckpointId
+    suite: Text
+    suite_version: Label | None = None
+    dataset_versions: tuple[DatasetVersionId, ...] = ()
+    run: RunId | None = None
+    metrics: JsonMap = Field(default_factory=dict)
+    passed: bool
+
+    def subject(self, project: str) -> str:
+        return evaluation_id(self.evaluation_id)
+
+
+class CheckpointEvaluated(Event):
+    """``checkpoint.evaluated`` v1."""
+
+    event_type: Literal["checkpoint.evaluated"] = "checkpoint.evaluated"
+    schema_version: Literal[1] = 1
+    payload: CheckpointEvaluatedPayload

@@ -5,6 +5,7 @@ from __future__ import annotations
 from provgraph.ingest.projection.base import Ctx, projects, status
 from provgraph.ingest.projection.mutations import Mutation, Target
 from provgraph.schemas import model_id
+from provgraph.schemas.events.checkpoint import CheckpointEvaluated
 from provgraph.schemas.events.deployment import (
     DeploymentCreated,
     DeploymentFeedbackRecorded,
@@ -58,6 +59,17 @@ def _model_version_registered(event: ModelVersionRegistered) -> list[Mutation]:
 
 @projects(ModelVersionEvaluated)
 def _model_version_evaluated(event: ModelVersionEvaluated) -> list[Mutation]:
+    return _evaluation(event, event.payload.model_version)
+
+
+@projects(CheckpointEvaluated)
+def _checkpoint_evaluated(event: CheckpointEvaluated) -> list[Mutation]:
+    return _evaluation(event, event.payload.checkpoint)
+
+
+def _evaluation(event: ModelVersionEvaluated | CheckpointEvaluated, target: str) -> list[Mutation]:
+    """An Evaluation node, EVALUATED -> what it evaluated (a model version or a checkpoint),
+    GENERATED_BY -> its run, USED (role eval) -> its dataset versions."""
     ctx, p, me = Ctx(event), event.payload, event.subject
     props: dict[str, Value | None] = {
         "suite": p.suite,
@@ -68,7 +80,7 @@ def _model_version_evaluated(event: ModelVersionEvaluated) -> list[Mutation]:
     out: list[Mutation] = [
         ctx.node(me, defining=True, props=props, mins={"evaluated_at": ctx.time})
     ]
-    out += ctx.linked(me, Rel.EVALUATED, p.model_version)
+    out += ctx.linked(me, Rel.EVALUATED, target)
     out += ctx.linked(me, Rel.GENERATED_BY, p.run)
     for version in p.dataset_versions:
         out += ctx.linked(me, Rel.USED, version, role="eval")

@@ -56,7 +56,7 @@ RETURN n.id AS id, {kind("n")} AS kind, n.name AS name, n.version AS version, n.
        n.{FIRST_SEEN_AT} AS first_seen_at, n.{DELETED_AT} AS deleted_at,
        n.deleted_reason AS deleted_reason,
        {_links("n", ARTEFACT_LINKS)} + COLLECT {{
-           MATCH (n)<-[:{Rel.EVALUATED}]-(e:{Label.EVALUATION}:{Label.ENTITY})
+           MATCH (n:{Label.MODEL_VERSION})<-[:{Rel.EVALUATED}]-(e:{Label.EVALUATION}:{Label.ENTITY})
                  -[:{Rel.USED}]->(u:{Label.ENTITY})
            WHERE {visible("e")} AND {visible("u")}
            RETURN DISTINCT ['{EVALUATED_WITH}', u.id] AS link }} AS upstream,

@@ -25,7 +25,7 @@ def convention_graph(a: str, b: str) -> KeyedGraph:
     """Project a: two policies (the later declares conventions), runs of two experiments
     with metrics, an evaluation, a model version, a dataset version, an environment with an
     image and checkpoints, one URI written by runs of both experiments; a placeholder run and
-    a deleted run; project b: a project without a policy and a run."""
+    a deleted run; project b: no Project node (no policy, no grant), a run."""
     g = KeyedGraph(a, b)
     latest = {
         "required": {},
@@ -37,7 +37,6 @@ def convention_graph(a: str, b: str) -> KeyedGraph:
     }
     old = encode_json({"required": {}, "gates": True})
     g.add("pa", Label.PROJECT, "project:{a}", **{OLD: old, NEW: encode_json(latest)})
-    g.add("pb", Label.PROJECT, "project:{b}")
     g.add("x1", Label.EXPERIMENT, "experiment:{a}/sft", key="sft")
     g.add("x2", Label.EXPERIMENT, "experiment:{a}/dpo", key="dpo")
     g.add(
@@ -133,7 +132,7 @@ class ConventionReadsContract:
             ("s3://bucket/a",),
             True,
         )
-        assert reads.conventions(graph.b, both) == NO_CONVENTIONS
+        assert reads.conventions(graph.b, both) == NO_CONVENTIONS  # known by its run
         assert reads.conventions(graph.b, only_a) is None
         assert reads.conventions("nowhere", both) is None
 

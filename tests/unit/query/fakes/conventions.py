@@ -12,7 +12,7 @@ from support.contract_graphs_recipes import ViewGraph
 
 from provgraph.query.read.convention_reads import Named, Output, latest_conventions
 from provgraph.query.read.model import EdgeView, NodeView, Scope
-from provgraph.schemas.conventions import Conventions, NamedKind
+from provgraph.schemas.conventions import NO_CONVENTIONS, Conventions, NamedKind
 from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.ids import project_id
 from provgraph.schemas.records import POLICY_RECORDS
@@ -41,7 +41,9 @@ class FakeConventionReads:
     def conventions(self, project: str, scope: Scope) -> Conventions | None:
         node = self.graph.node(project_id(project), scope, Label.PROJECT)
         if node is None:
-            return None
+            readable = (self.graph.node(n, scope) for n in self.graph.by_id)
+            known = any(n is not None and n.project == project for n in readable)
+            return NO_CONVENTIONS if known else None
         history = {k: v for k, v in node.props.items() if k.startswith(POLICY_RECORDS)}
         return latest_conventions(history)
 

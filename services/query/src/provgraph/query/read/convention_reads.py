@@ -32,10 +32,13 @@ from provgraph.schemas.storage import PLACEHOLDER, parse_json
 _RECORDED = f"coalesce(n.{PLACEHOLDER}, false) = false"
 _OWN = f"n.project = $project AND {visible('n')} AND {live('n')} AND {_RECORDED}"
 
+# A project is known when its Project node (grants, policies) or any record of it is readable.
 PROJECT_CONVENTIONS = f"""
 OPTIONAL MATCH (p:{Label.PROJECT} {{id: $id}}) WHERE {visible("p")}
-RETURN p IS NOT NULL AS found,
-  [k IN keys(p) WHERE k STARTS WITH '{POLICY_RECORDS}' | [k, p[k]]] AS history
+RETURN p IS NOT NULL OR EXISTS {{
+    MATCH (n:{Label.ENTITY} {{project: $project}}) WHERE {visible("n")} }} AS found,
+  CASE WHEN p IS NULL THEN [] ELSE
+    [k IN keys(p) WHERE k STARTS WITH '{POLICY_RECORDS}' | [k, p[k]]] END AS history
 """
 
 # Metric names: a run's logged and final metrics, an evaluation's metrics.
@@ -122,7 +125,7 @@ class ConventionReads(Protocol):
 
     def conventions(self, project: str, scope: Scope) -> Conventions | None:
         """The conventions of the policy in force in `project` (none declared: empty);
-        None when the project is not readable or not known."""
+        None when neither its Project node nor any record of it is readable."""
 
     def metric_names(self, project: str, scope: Scope) -> dict[str, int]:
         """Every metric name the project's runs logged or its evaluations recorded, with how
@@ -155,7 +158,7 @@ class ConventionReader:
         self._session = session
 
     def conventions(self, project: str, scope: Scope) -> Conventions | None:
-        params = {**scope_params(scope), "id": project_id(project)}
+        params = {**scope_params(scope), "id": project_id(project), "project": project}
         (record,) = self._session.run(PROJECT_CONVENTIONS, params)
         if not record["found"]:
             return None

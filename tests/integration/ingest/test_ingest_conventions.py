@@ -8,36 +8,17 @@ follows the conventions is accepted."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver
 from support.conventions_story import ROOT, RULE, checkpoint, conventions_policy, run
+from test_ingest_discipline import body, http, project_log
 
-from provgraph.ingest.app import create_app
 from provgraph.ingest.graphread import read_graph
-from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
-from provgraph.schemas import Event
 
-
-@pytest.fixture()
-def http(settings: IngestSettings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings.model_copy(update={"auth_cache_s": 0.0}))) as client:
-        yield client
-
-
-def body(*events: Event) -> list[dict[str, Any]]:
-    return [json.loads(e.to_json_bytes()) for e in events]
-
-
-def project_log(settings: IngestSettings, driver: Driver) -> None:
-    projector = build_projector(settings, driver)
-    projector.run_until_idle(timeout_s=60)
-    projector.close()
+__all__ = ["http"]  # the fixture, shared with the discipline tests
 
 
 def test_names_and_places_are_refused_at_ingest(

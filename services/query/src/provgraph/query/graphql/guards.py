@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import strawberry
 
@@ -112,52 +112,36 @@ class Collisions:
     shared: list[SharedUri]
 
 
+T = TypeVar("T")
+
+
+def typed(cls: type[T], data: Mapping[str, Any], **lists: Any) -> T:
+    """`cls` built from a recipe's answer `data`; each field named in `lists` is a list, each
+    item built by its builder (a type, or a function of one item)."""
+    plain = {k: v for k, v in data.items() if k not in lists}
+    return cls(**plain, **{k: [build(i) for i in data[k]] for k, build in lists.items()})
+
+
+def _items(cls: type[T]) -> Any:
+    return lambda item: cls(**item)
+
+
 def metric_lint(answer: Mapping[str, Any]) -> MetricLint:
     """The typed answer of `Guards.lint_metrics`."""
-    return MetricLint(
-        project=answer["project"],
-        metrics=answer["metrics"],
-        aliases=[MetricAlias(**a) for a in answer["aliases"]],
-        groups=[
-            MetricGroup(
-                **{k: v for k, v in g.items() if k != "names"},
-                names=[MetricSpelling(**n) for n in g["names"]],
-            )
-            for g in answer["groups"]
-        ],
-    )
+    group = lambda g: typed(MetricGroup, g, names=_items(MetricSpelling))  # noqa: E731
+    return typed(MetricLint, answer, aliases=_items(MetricAlias), groups=group)
 
 
 def name_lint(answer: Mapping[str, Any]) -> NameLint:
     """The typed answer of `Guards.lint_names`."""
-    return NameLint(
-        project=answer["project"],
-        enforced=answer["enforced"],
-        rules=answer["rules"],
-        kinds=[
-            NameRuleReport(
-                **{k: v for k, v in kind.items() if k != "breaks"},
-                breaks=[NameBreak(**b) for b in kind["breaks"]],
-            )
-            for kind in answer["kinds"]
-        ],
-    )
+    kind = lambda k: typed(NameRuleReport, k, breaks=_items(NameBreak))  # noqa: E731
+    return typed(NameLint, answer, kinds=kind)
 
 
 def collisions_answer(answer: Mapping[str, Any]) -> Collisions:
     """The typed answer of `Guards.collisions`."""
-    return Collisions(
-        project=answer["project"],
-        storage_roots=answer["storage_roots"],
-        enforced=answer["enforced"],
-        checked=answer["checked"],
-        truncated=answer["truncated"],
-        out_of_place=[MisplacedOutput(**o) for o in answer["out_of_place"]],
-        shared=[
-            SharedUri(uri=s["uri"], writers=[OutputWriter(**w) for w in s["writers"]])
-            for s in answer["shared"]
-        ],
-    )
+    shared = lambda s: typed(SharedUri, s, writers=_items(OutputWriter))  # noqa: E731
+    return typed(Collisions, answer, out_of_place=_items(MisplacedOutput), shared=shared)
 
 
 @strawberry.type

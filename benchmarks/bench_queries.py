@@ -25,6 +25,7 @@ from provgraph.query.recipes.compare_service import Comparisons
 from provgraph.query.recipes.cost import Costs
 from provgraph.query.recipes.dossier import Dossiers
 from provgraph.query.recipes.dossier_render import render_markdown
+from provgraph.query.recipes.guards import Guards
 from provgraph.query.recipes.lessons import Lessons
 from provgraph.query.recipes.team_service import TeamQuestions
 
@@ -51,6 +52,13 @@ _GQL_LESSONS = (
 _GQL_COST = (
     "query($id: ID!) { cost(id: $id, includeBase: true) "
     "{ runs { id acceleratorHours } totals { acceleratorHours } withBase { hours } } }"
+)
+_GQL_LINT_METRICS = (
+    "query($p: String!) { lintMetrics(project: $p) { metrics groups { key canonical } } }"
+)
+_GQL_COLLISIONS = (
+    "query($p: String!) { collisions(project: $p) { checked outOfPlace { id problem } "
+    "shared { uri writers { id } } } }"
 )
 _GQL_BEST = (
     'query($m: String!) { bestModelVersion(model: $m, metric: "mmlu", higherIsBetter: true) '
@@ -154,6 +162,14 @@ class Sides:
                 "graphql": lambda: self.gql.execute(_GQL_COST, id=a),
                 "raw (recipes via driver)": lambda: costs(a, everything, include_base=True),
             }
+        if kind in ("lint-metrics", "collisions"):  # a: a project
+            guards = Guards(self.gql.readers.conventions, 10_000)
+            report = guards.lint_metrics if kind == "lint-metrics" else guards.collisions
+            text = _GQL_LINT_METRICS if kind == "lint-metrics" else _GQL_COLLISIONS
+            return {
+                "graphql": lambda: self.gql.execute(text, p=a),
+                "raw (recipes via driver)": lambda: report(a, everything),
+            }
         if kind == "best":  # a: a model id
             best = BestAndEnvironments(self.gql.readers.best_env, self.gql.recipes).best
             return {
@@ -236,6 +252,11 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     rows.append(("lessons", _measure([sides.recipes("lessons", p, "") for p in projects], samples)))
     # The shipped model's producing run, its experiment's failed attempts and its base's share.
     rows.append(("cost", _measure([sides.recipes("cost", t, "") for t in tops], samples)))
+    # The guards over a whole project: every metric name of its runs and evaluations, and
+    # every output with its run's experiment (lint-names reads nothing without a naming rule,
+    # which the workload does not declare).
+    for guard in ("lint-metrics", "collisions"):
+        rows.append((guard, _measure([sides.recipes(guard, p, "") for p in projects], samples)))
     models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]
     rows.append(("best", _measure(models, samples)))
     rows.append(("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples)))

@@ -52,7 +52,7 @@ GRAPH_CHECKS = {
 ROWS = {
     "ingest": 3,
     "kafka": 2,
-    "queries": 21,  # 10 lineage rows, impact, 10 recipes (effects, lessons, cost among them)
+    "queries": 23,  # 10 lineage rows, impact, 12 recipes (effects ... collisions among them)
     "explorer": 2,
     "replay": 2,
     "memory": 5,

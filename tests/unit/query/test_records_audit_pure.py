@@ -92,6 +92,15 @@ def test_a_policy_replaces_the_baseline_and_a_complete_project_passes() -> None:
     assert render_audit(answer).endswith("check: passed, every record holds what is required")
 
 
+def test_a_policy_that_requires_no_element_keeps_the_baseline() -> None:
+    conventions_only = ProjectPolicy({}, False, "2026-03-01T00:00:00.000000Z")
+    answer = audit("p", conventions_only, {RecordKind.RUN: [fact("a", {"code"}, "user:ann")]})
+    assert answer["required_by"] == "baseline"
+    assert answer["kinds"][0]["required"] == ["experiment", "code", "inputs"]
+    text = render_audit(answer)
+    assert "required by the baseline (the project's policy requires no element)" in text
+
+
 @pytest.mark.parametrize("page", [1, 3, 100])
 def test_the_audit_pages_through_every_record(page: int) -> None:
     graph = RecordsGraph("a", "b")

@@ -1,8 +1,8 @@
 """`audit-records`: how complete a project's records are, per kind, what is missing, how often
 and by whom (assembly pure; `audit_records` pages through the `RecordsReads` port).
 
-The elements required are the project's policy's when it set one (`project.policy.set`), else
-`records.BASELINE`; the answer says which. A record is complete when it holds every required
+The elements required are the project's policy's when it set one that requires any
+(`project.policy.set`), else `records.BASELINE`; the answer says which. A record is complete when it holds every required
 element; a placeholder (referenced, never recorded) is incomplete, as "never recorded". Every
 element any record lacks is listed, required or not, with the number of records lacking it
 per person (the stamped principal of the record's first event, else its claimed actor).
@@ -29,9 +29,15 @@ NEVER_RECORDED = "never recorded"
 PAGE = 1000
 
 
+def requires_elements(policy: ProjectPolicy | None) -> bool:
+    """Whether `policy` requires an element of some kind (a policy of conventions alone, or of
+    the gates rule alone, does not)."""
+    return policy is not None and any(policy.required.values())
+
+
 def required_of(policy: ProjectPolicy | None) -> dict[RecordKind, tuple[str, ...]]:
-    """The elements required per kind: the policy's, else the baseline."""
-    source = policy.required if policy is not None else BASELINE
+    """The elements required per kind: the policy's when it requires any, else the baseline."""
+    source = policy.required if policy is not None and requires_elements(policy) else BASELINE
     return {kind: tuple(source.get(kind, ())) for kind in RecordKind}
 
 
@@ -97,7 +103,7 @@ def audit(
     return {
         "project": project,
         "since": since,
-        "required_by": "policy" if policy is not None else "baseline",
+        "required_by": "policy" if requires_elements(policy) else "baseline",
         "policy_set_at": policy.set_at if policy is not None else None,
         "require_passed_gates": policy.require_passed_gates if policy is not None else False,
         "kinds": kinds,
@@ -156,6 +162,8 @@ def render_audit(answer: Mapping[str, Any]) -> str:
         f"the project's policy (set {answer['policy_set_at'] or '?'})"
         if answer["required_by"] == "policy"
         else "the baseline (no policy set)"
+        if answer["policy_set_at"] is None
+        else "the baseline (the project's policy requires no element)"
     )
     title = f"Records of {answer['project']}"
     if answer["since"]:

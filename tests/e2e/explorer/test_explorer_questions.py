@@ -298,8 +298,8 @@ def _change(a: Any, b: Any) -> str:
 
 def _changed_fields(diff: dict[str, Any]) -> list[Row]:
     """The rows the page must highlight: every field the `diff` answer reports as changed
-    (params, inputs, and environment, code and base when the answer says they changed), and
-    the final metrics whose values differ."""
+    (params, inputs, and environment, code and base when the answer says they changed, the
+    resources when it has them), and the final metrics whose values differ."""
     rows: list[Row] = []
 
     def add(section: str, name: str, a: Any, b: Any) -> None:
@@ -343,6 +343,8 @@ def _changed_fields(diff: dict[str, Any]) -> list[Row]:
             add("base", "started from", started["a"], started["b"])
         if resumed["a"] != resumed["b"]:
             add("base", "resumed from", ", ".join(resumed["a"]), ", ".join(resumed["b"]))
+    if "resources" in diff:  # only when they differ
+        add_map("resources", diff["resources"])
     for name, metric in diff["metrics"].items():
         if metric["a"] != metric["b"]:
             add("metrics", name, metric["a"], metric["b"])

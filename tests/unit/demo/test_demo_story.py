@@ -116,17 +116,23 @@ def test_the_pretraining_logs_a_loss_curve_across_its_resume() -> None:
 
 def test_every_event_but_the_metric_batches_keeps_the_id_of_its_place_in_the_story() -> None:
     # `provgraph demo` tops up a story loaded before: the events already there keep their ids.
-    # The prototype and its takedown came later, with keys of their own (their part, their place).
+    # The prototype, its takedown and the scale-up came later, with keys of their own (their
+    # part, their place).
     for project in (PROJECT, "someone-else"):
         events = demo_events(project)
         batches = [e for e in events if e.event_type == "run.metrics.logged"]
         parts = {
             uuid.uuid5(NAMESPACE, f"{project}-{part}-{n}"): (part, n)
-            for part, count in (("prototype", 5), ("takedown", 2))
+            for part, count in (("prototype", 5), ("scale", 4), ("takedown", 2))
             for n in range(count)
         }
         later = [parts[e.event_id] for e in events if e.event_id in parts]
-        assert later == [*(("prototype", n) for n in range(5)), ("takedown", 0), ("takedown", 1)]
+        assert later == [
+            *(("prototype", n) for n in range(5)),
+            *(("scale", n) for n in range(4)),
+            ("takedown", 0),
+            ("takedown", 1),
+        ]
         placed = [
             e
             for e in events

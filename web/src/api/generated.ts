@@ -222,7 +222,7 @@ export type NodeCardQuery = { node:
         | NodeFields_ModelVersion_Fragment
         | NodeFields_OtherNode_Fragment
         | NodeFields_Run_Fragment
-       | null, resumedFrom: Array<ResumeLinkFieldsFragment>, checkpoints: Array<{ id: string, step: number | null, epoch: number | null, uri: string | null, checksum: string | null, status: string | null, metrics: Json | null, saveSeconds: number | null }>, outputs: Array<{ id: string, name: string | null, version: string | null }>, modelVersions: Array<{ id: string, name: string | null, version: string | null, status: string | null }> }
+       | null, resumedFrom: Array<ResumeLinkFieldsFragment>, scaledFrom: { id: string, name: string | null } | null, scaleUps: Array<{ id: string, name: string | null }>, checkpoints: Array<{ id: string, step: number | null, epoch: number | null, uri: string | null, checksum: string | null, status: string | null, metrics: Json | null, saveSeconds: number | null }>, outputs: Array<{ id: string, name: string | null, version: string | null }>, modelVersions: Array<{ id: string, name: string | null, version: string | null, status: string | null }> }
       & NodeFields_Run_Fragment
     )
    | null };
@@ -445,3 +445,10 @@ export type GuardsQueryVariables = Exact<{
 
 
 export type GuardsQuery = { lintMetrics: { project: string, metrics: number, aliases: Array<{ alias: string, canonical: string }>, groups: Array<{ key: string, canonical: string, settled: boolean, undeclared: Array<string>, names: Array<{ name: string, records: number, aliasOf: string | null }> }> }, lintNames: { project: string, enforced: boolean, rules: number, kinds: Array<{ kind: string, rule: string, checked: number, truncated: boolean, breaks: Array<{ id: string, name: string | null, problem: string, suggestion: string | null }> }> }, collisions: { project: string, storageRoots: Array<string>, enforced: boolean, checked: number, truncated: boolean, outOfPlace: Array<{ id: string, kind: string, run: string | null, experiment: string | null, uri: string, problem: string }>, shared: Array<{ uri: string, writers: Array<{ id: string, kind: string, run: string | null, experiment: string | null }> }> } };
+
+export type ScaleUpQueryVariables = Exact<{
+  run: string | number;
+}>;
+
+
+export type ScaleUpQuery = { scaleUp: { run: string, flagged: boolean, flag: string | null, unverifiable: Array<string>, trendHeld: string, pilot: { id: string, name: string | null, experiment: string | null, runNumber: number | null, status: string | null, resources: Json, accelerators: number | null }, scaleUp: { id: string, name: string | null, experiment: string | null, runNumber: number | null, status: string | null, resources: Json, accelerators: number | null }, scale: { factor: number | null, changes: Array<{ kind: SettingKind, name: string, before: Json | null, after: Json | null }> }, otherChanges: Array<{ kind: SettingKind, name: string, before: Json | null, after: Json | null }>, metrics: Array<{ name: string, verdict: string, why: string, sharedSteps: { start: number, end: number } | null, pilot: { final: { step: number, value: number }, trend: { direction: string, change: number, slopePer1kSteps: number | null } | null }, scaleUp: { final: { step: number, value: number }, trend: { direction: string, change: number, slopePer1kSteps: number | null } | null } }> } };

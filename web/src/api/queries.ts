@@ -112,6 +112,8 @@ export const NODE_QUERY = typed<G.NodeCardQuery, G.NodeCardQueryVariables>(/* Gr
         environment { id key pythonVersion packages frameworks image { name tag digest } }
         startedFrom { ...NodeFields }
         resumedFrom { ...ResumeLinkFields }
+        scaledFrom { id name }
+        scaleUps { id name }
         checkpoints { id step epoch uri checksum status metrics saveSeconds }
         outputs { id name version }
         modelVersions { id name version status }
@@ -462,3 +464,25 @@ export const ALL_QUERIES: Readonly<Record<string, string>> = {
   COST_QUERY,
   GUARDS_QUERY,
 };
+
+/**
+ * A run beside the pilot it scales up: the resources of each and the scale factor, every other
+ * setting that differs (flagged), and whether the pilot's metric trend held, metric by metric.
+ */
+export const SCALE_UP_QUERY = typed<G.ScaleUpQuery, G.ScaleUpQueryVariables>(/* GraphQL */ `
+  query ScaleUp($run: ID!) {
+    scaleUp(run: $run) {
+      run flagged flag unverifiable trendHeld
+      pilot { id name experiment runNumber status resources accelerators }
+      scaleUp { id name experiment runNumber status resources accelerators }
+      scale { factor changes { kind name before after } }
+      otherChanges { kind name before after }
+      metrics {
+        name verdict why
+        sharedSteps { start end }
+        pilot { final { step value } trend { direction change slopePer1kSteps } }
+        scaleUp { final { step value } trend { direction change slopePer1kSteps } }
+      }
+    }
+  }
+`);

@@ -130,3 +130,15 @@ export type NameRuleReport = NameLint["kinds"][number];
 
 /** Outputs out of place, and URIs written by more than one job. */
 export type Collisions = GuardsAnswer["collisions"];
+
+/** SCALE_UP_QUERY's answer: a run beside the pilot it scales up. */
+export type ScaleUpAnswer = G.ScaleUpQuery["scaleUp"];
+
+/** One side of a scale-up answer: the pilot or the scale-up, with its resources. */
+export type ScaleUpRun = ScaleUpAnswer["pilot"];
+
+/** A setting that differs between the pilot and the scale-up (a resource or another). */
+export type ScaleUpChange = ScaleUpAnswer["otherChanges"][number];
+
+/** Whether the pilot's trend held at scale, for one metric both runs logged. */
+export type MetricTrend = ScaleUpAnswer["metrics"][number];

@@ -68,7 +68,7 @@ function environmentRows(changes: Json | undefined): DiffRow[] {
   });
 }
 
-/** Every row of a diff answer, section by section: params, inputs, environment, code, base, metrics. */
+/** Every row of a diff answer, section by section: params, inputs, environment, code, base, resources, metrics. */
 export function diffRows(diff: Json): DiffRow[] {
   const d = asObject(diff);
   const rows: DiffRow[] = [...mapRows("params", d.params)];
@@ -108,6 +108,8 @@ export function diffRows(diff: Json): DiffRow[] {
     else if (base.changed === false) rows.push(notAChange(resumedRow, "resumed at the same steps: not a change"));
     else rows.push(resumedRow);
   }
+  // Resources (machines, devices, accelerator, parallelism): in the answer only when they differ.
+  rows.push(...mapRows("resources", d.resources));
   for (const [name, v] of Object.entries(asObject(d.metrics))) {
     const m = asObject(v);
     const row = pairRow("metrics", name, m.a, m.b);

@@ -102,6 +102,14 @@ describe("diffRows", () => {
     expect(find("base", "started from")).toMatchObject({ a: "—", b: "model:x", change: "added" });
     expect(find("code", "commit")?.change).toBe("same");
   });
+  it("shows each resource that differs, and none when the answer has no resources", () => {
+    const rows = diffRows({ resources: { added: { "parallelism.data": 32 }, removed: {}, changed: { num_nodes: { a: 1, b: 4 } } } });
+    expect(rows.map((r) => [r.section, r.name, r.a, r.b, r.change])).toEqual([
+      ["resources", "num_nodes", "1", "4", "changed"],
+      ["resources", "parallelism.data", "—", "32", "added"],
+    ]);
+    expect(diffRows(diffAnswer).filter((r) => r.section === "resources")).toEqual([]);
+  });
   it("does not highlight what the answer says did not change", () => {
     const rows = diffRows({
       a: "model:p/m@1",

@@ -53,6 +53,7 @@ function Actions({ node }: { node: NodeCard }) {
       {(t === "ModelVersion" || t === "Checkpoint") && <a href={link.reproduce(node.id)}>Reproduce</a>}
       {t === "Experiment" && <a href={link.compare(node.id)}>Compare runs</a>}
       {(t === "ModelVersion" || t === "Experiment") && <a href={link.cost(node.id)}>Cost</a>}
+      {node.__typename === "Run" && node.scaledFrom && <a href={link.scaleUp(node.id)}>Scale-up vs pilot</a>}
       {t === "Model" && (
         <a href={formatRoute({ page: "best", model: node.id, metric: "", dataset: "", project: "", higher: false })}>Best version</a>
       )}

@@ -15,6 +15,7 @@ const GuardsPage = lazy(() => import("./GuardsPage").then((m) => ({ default: m.G
 const ImpactPage = lazy(() => import("./ImpactPage").then((m) => ({ default: m.ImpactPage })));
 const LineagePage = lazy(() => import("./LineagePage").then((m) => ({ default: m.LineagePage })));
 const NodePage = lazy(() => import("./NodePage").then((m) => ({ default: m.NodePage })));
+const ScaleUpPage = lazy(() => import("./ScaleUpPage").then((m) => ({ default: m.ScaleUpPage })));
 const ReproducePage = lazy(() => import("./ReproducePage").then((m) => ({ default: m.ReproducePage })));
 const SearchPage = lazy(() => import("./SearchPage").then((m) => ({ default: m.SearchPage })));
 
@@ -54,6 +55,8 @@ function page(route: Route): ReactNode {
       return <CostPage route={route} />;
     case "guards":
       return <GuardsPage route={route} />;
+    case "scale-up":
+      return <ScaleUpPage key={route.run} run={route.run} />;
     case "unknown":
       return (
         <section className="not-found">

@@ -156,6 +156,12 @@ describe("parseRoute", () => {
     expect(parseRoute("#/guards/demo-llm?ignored=1")).toEqual({ page: "guards", project: "demo-llm" });
     expect(parseRoute("#/guards")).toEqual({ page: "unknown", hash: "/guards" });
   });
+
+  it("reads a scale-up link: the run, encoded or not; none is no page", () => {
+    expect(parseRoute("#/scale-up/run%3Ademo-scale-001")).toEqual({ page: "scale-up", run: "run:demo-scale-001" });
+    expect(parseRoute("#/scale-up/run:demo-scale-001?x=1")).toEqual({ page: "scale-up", run: "run:demo-scale-001" });
+    expect(parseRoute("#/scale-up")).toEqual({ page: "unknown", hash: "/scale-up" });
+  });
 });
 
 describe("formatRoute", () => {
@@ -191,6 +197,7 @@ describe("formatRoute", () => {
     { page: "cost", id: "model:p/chat-1b@1.1.0", base: false, metric: "final:val/loss", datasets: [], suite: "", higher: false },
     { page: "guards", project: "demo-llm" },
     { page: "guards", project: "team/a b" },
+    { page: "scale-up", run: "run:demo-scale-001" },
   ];
   for (const route of routes) {
     it(`round-trips ${route.page}`, () => {
@@ -258,6 +265,10 @@ describe("formatRoute", () => {
   it("writes a guards link: the project as one path segment", () => {
     expect(link.guards("demo-llm")).toBe("#/guards/demo-llm");
     expect(link.guards("demo llm")).toBe("#/guards/demo%20llm");
+  });
+
+  it("writes a scale-up link: the run as one path segment", () => {
+    expect(link.scaleUp("run:demo-scale-001")).toBe("#/scale-up/run%3Ademo-scale-001");
   });
 
   it("maps effect groupings to the API enum", () => {

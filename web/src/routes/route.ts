@@ -49,6 +49,8 @@ export type Route =
   | { page: "cost"; id: string; base: boolean; metric: string; datasets: string[]; suite: string; higher: boolean }
   /** The guards of a project's conventions: metric spellings, names breaking their rule, outputs out of place. */
   | { page: "guards"; project: string }
+  /** A run beside the pilot it scales up: resources, other changes (flagged), the metric trend. */
+  | { page: "scale-up"; run: string }
   | { page: "unknown"; hash: string };
 
 /** The default lineage depth when the link names none (the API's own default). */
@@ -165,6 +167,8 @@ export function parseRoute(hash: string): Route {
         : unknown(raw);
     case "guards":
       return one ? { page: "guards", project: one } : unknown(raw);
+    case "scale-up":
+      return one ? { page: "scale-up", run: one } : unknown(raw);
     default:
       return unknown(raw);
   }
@@ -269,6 +273,8 @@ export function formatRoute(route: Route): string {
       })}`;
     case "guards":
       return `#/guards/${seg(route.project)}`;
+    case "scale-up":
+      return `#/scale-up/${seg(route.run)}`;
     case "unknown":
       return `#${route.hash}`;
   }
@@ -291,6 +297,7 @@ export const link = {
   effects: (project: string, metric = "") => formatRoute({ page: "effects", project, metric, by: "value", since: "" }),
   cost: (id: string, base = false) => formatRoute({ page: "cost", id, base, metric: "", datasets: [], suite: "", higher: false }),
   guards: (project: string) => formatRoute({ page: "guards", project }),
+  scaleUp: (run: string) => formatRoute({ page: "scale-up", run }),
 };
 
 /** The API's Direction enum value of a route direction. */

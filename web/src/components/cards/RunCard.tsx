@@ -173,6 +173,21 @@ export function RunCard({ node: r }: { node: NodeCardOf<"Run"> }) {
           <Field name="startedFrom" label="Started from">
             {r.startedFrom ? <NodeLink id={r.startedFrom.id} type={r.startedFrom.type} /> : "— (from scratch)"}
           </Field>
+          {r.scaledFrom && (
+            <Field name="scaledFrom" label="Scales up the pilot">
+              <NodeLink id={r.scaledFrom.id} type="Run" /> <a href={link.scaleUp(r.id)}>side by side</a>
+            </Field>
+          )}
+          {r.scaleUps.length > 0 && (
+            <Field name="scaleUps" label="Scaled up by">
+              {r.scaleUps.map((s, i) => (
+                <span key={s.id}>
+                  {i > 0 && ", "}
+                  <NodeLink id={s.id} type="Run" /> (<a href={link.scaleUp(s.id)}>side by side</a>)
+                </span>
+              ))}
+            </Field>
+          )}
         </Fields>
       </section>
       <section>

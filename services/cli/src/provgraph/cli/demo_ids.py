@@ -12,7 +12,8 @@ PRETRAIN = "demo-pretrain-001"
 FINETUNE = "demo-finetune-001"
 SWEEP_RUNS = tuple(f"demo-sft-00{n}" for n in range(1, 6))
 PROTOTYPE = "demo-proto-001"
-RUNS = (PRETRAIN, FINETUNE, *SWEEP_RUNS, PROTOTYPE)  # global ids: another project prefixes them
+SCALE_RUN = "demo-scale-001"  # run #4 of the sweep (its pilot) on four nodes
+RUNS = (PRETRAIN, FINETUNE, *SWEEP_RUNS, PROTOTYPE, SCALE_RUN)  # global: a project prefixes them
 # Evaluation ids are uuid5 of a key (and of the project, outside the demo project).
 EVALUATIONS = ("eval-chat-1b", "eval-chat-1b-v2", "eval-chat-1b.1-v1", "eval-chat-1b.1-v2")
 DEPLOYED_MODEL = f"model:{PROJECT}/chat-1b@1.0.0"

@@ -32,6 +32,7 @@ from provgraph.cli.demo_ids import (
     evaluation_id,
     run_id,
 )
+from provgraph.cli.demo_scale import scale_up_story
 from provgraph.cli.demo_sweep import Timed, run_started, sweep_runs, sweep_setup
 from provgraph.schemas import REGISTRY, Event, parse_event
 
@@ -394,6 +395,9 @@ def demo_events(project: str = PROJECT, *, with_sweep: bool = True) -> list[Even
         events += _timed(_prototype(), start, lambda n: f"{project}-prototype-{n}", project)
         end = max(e.occurred_at for e in events) + timedelta(days=1)
         events += _timed(_takedown(), end, lambda n: f"{project}-takedown-{n}", project)
+        # The scale-up of the sweep's run #4, the morning after the sweep (before the takedown).
+        scaled = _T0 + timedelta(days=1)
+        events += _timed(scale_up_story(), scaled, lambda n: f"{project}-scale-{n}", project)
     return sorted(events, key=lambda event: event.occurred_at)  # stable: the story's order
 
 

@@ -145,6 +145,12 @@ class Run(Node):
         Label.CHECKPOINT,
         "Checkpoints this run resumed from after interruptions.",
     )
+    scaled_from: Run | None = neighbour(
+        Rel.SCALED_FROM, UP, Label.RUN, "The pilot this run scales up (`scaleUp` compares them)."
+    )
+    scale_ups: list[Run] = neighbours(
+        Rel.SCALED_FROM, DOWN, Label.RUN, "Runs that scale this one up (it is their pilot)."
+    )
     checkpoints: list[Checkpoint] = neighbours(Rel.GENERATED_BY, DOWN, Label.CHECKPOINT)
     outputs: list[DatasetVersionRef] = neighbours(
         Rel.GENERATED_BY, DOWN, Label.DATASET_VERSION, "Dataset versions this run produced."

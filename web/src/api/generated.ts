@@ -452,3 +452,11 @@ export type ScaleUpQueryVariables = Exact<{
 
 
 export type ScaleUpQuery = { scaleUp: { run: string, flagged: boolean, flag: string | null, unverifiable: Array<string>, trendHeld: string, pilot: { id: string, name: string | null, experiment: string | null, runNumber: number | null, status: string | null, resources: Json, accelerators: number | null }, scaleUp: { id: string, name: string | null, experiment: string | null, runNumber: number | null, status: string | null, resources: Json, accelerators: number | null }, scale: { factor: number | null, changes: Array<{ kind: SettingKind, name: string, before: Json | null, after: Json | null }> }, otherChanges: Array<{ kind: SettingKind, name: string, before: Json | null, after: Json | null }>, metrics: Array<{ name: string, verdict: string, why: string, sharedSteps: { start: number, end: number } | null, pilot: { final: { step: number, value: number }, trend: { direction: string, change: number, slopePer1kSteps: number | null } | null }, scaleUp: { final: { step: number, value: number }, trend: { direction: string, change: number, slopePer1kSteps: number | null } | null } }> } };
+
+export type CheckpointStagesQueryVariables = Exact<{
+  run: string | number;
+  metric?: string | null | undefined;
+}>;
+
+
+export type CheckpointStagesQuery = { checkpointStages: { run: string, metric: string | null, total: number, limit: number, truncated: boolean, checkpoints: Array<{ id: string, step: number | null, savedAt: string | null, status: string | null, evaluations: number, metrics: Array<{ name: string, value: Json | null }> }>, results: Array<{ checkpoint: string, step: number | null, evaluation: string, suite: string | null, suiteVersion: string | null, evaluationSet: Array<string>, passed: boolean | null, evaluatedAt: string | null, metric: string | null, value: Json | null, previousCheckpoint: string | null, previousStep: number | null, previousValue: Json | null, change: number | null }> } };

@@ -486,3 +486,20 @@ export const SCALE_UP_QUERY = typed<G.ScaleUpQuery, G.ScaleUpQueryVariables>(/* 
     }
   }
 `);
+
+/**
+ * A run's checkpoints stage by stage: each checkpoint with its step, save time and saved metrics;
+ * each metric of their evaluations with its change from the previous checkpoint on the same set.
+ */
+export const CHECKPOINT_STAGES_QUERY = typed<G.CheckpointStagesQuery, G.CheckpointStagesQueryVariables>(/* GraphQL */ `
+  query CheckpointStages($run: ID!, $metric: String) {
+    checkpointStages(run: $run, metric: $metric) {
+      run metric total limit truncated
+      checkpoints { id step savedAt status metrics { name value } evaluations }
+      results {
+        checkpoint step evaluation suite suiteVersion evaluationSet passed evaluatedAt
+        metric value previousCheckpoint previousStep previousValue change
+      }
+    }
+  }
+`);

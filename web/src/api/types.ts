@@ -142,3 +142,13 @@ export type ScaleUpChange = ScaleUpAnswer["otherChanges"][number];
 
 /** Whether the pilot's trend held at scale, for one metric both runs logged. */
 export type MetricTrend = ScaleUpAnswer["metrics"][number];
+
+/** CHECKPOINT_STAGES_QUERY's answer: a run's checkpoints compared stage by stage. */
+export type CheckpointStagesAnswer = G.CheckpointStagesQuery["checkpointStages"];
+
+/** One checkpoint of the run: step, save time, saved metrics, how many evaluations. */
+export type CheckpointStage = CheckpointStagesAnswer["checkpoints"][number];
+
+/** One metric of one checkpoint evaluation, with its change from the previous checkpoint. */
+export type StageResult = CheckpointStagesAnswer["results"][number];
+

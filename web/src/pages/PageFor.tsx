@@ -15,6 +15,7 @@ const GuardsPage = lazy(() => import("./GuardsPage").then((m) => ({ default: m.G
 const ImpactPage = lazy(() => import("./ImpactPage").then((m) => ({ default: m.ImpactPage })));
 const LineagePage = lazy(() => import("./LineagePage").then((m) => ({ default: m.LineagePage })));
 const NodePage = lazy(() => import("./NodePage").then((m) => ({ default: m.NodePage })));
+const CheckpointsPage = lazy(() => import("./CheckpointsPage").then((m) => ({ default: m.CheckpointsPage })));
 const ScaleUpPage = lazy(() => import("./ScaleUpPage").then((m) => ({ default: m.ScaleUpPage })));
 const ReproducePage = lazy(() => import("./ReproducePage").then((m) => ({ default: m.ReproducePage })));
 const SearchPage = lazy(() => import("./SearchPage").then((m) => ({ default: m.SearchPage })));
@@ -57,6 +58,8 @@ function page(route: Route): ReactNode {
       return <GuardsPage route={route} />;
     case "scale-up":
       return <ScaleUpPage key={route.run} run={route.run} />;
+    case "checkpoints":
+      return <CheckpointsPage key={`${route.run} ${route.metric}`} run={route.run} metric={route.metric} />;
     case "unknown":
       return (
         <section className="not-found">

@@ -162,6 +162,12 @@ describe("parseRoute", () => {
     expect(parseRoute("#/scale-up/run:demo-scale-001?x=1")).toEqual({ page: "scale-up", run: "run:demo-scale-001" });
     expect(parseRoute("#/scale-up")).toEqual({ page: "unknown", hash: "/scale-up" });
   });
+
+  it("reads a checkpoints link: the run and the metric kept; none is no page", () => {
+    expect(parseRoute("#/checkpoints/run%3Ademo-pretrain-001")).toEqual({ page: "checkpoints", run: "run:demo-pretrain-001", metric: "" });
+    expect(parseRoute("#/checkpoints/run:r?metric=acc")).toEqual({ page: "checkpoints", run: "run:r", metric: "acc" });
+    expect(parseRoute("#/checkpoints")).toEqual({ page: "unknown", hash: "/checkpoints" });
+  });
 });
 
 describe("formatRoute", () => {
@@ -198,6 +204,8 @@ describe("formatRoute", () => {
     { page: "guards", project: "demo-llm" },
     { page: "guards", project: "team/a b" },
     { page: "scale-up", run: "run:demo-scale-001" },
+    { page: "checkpoints", run: "run:demo-pretrain-001", metric: "" },
+    { page: "checkpoints", run: "run:demo-pretrain-001", metric: "eval/acc 1" },
   ];
   for (const route of routes) {
     it(`round-trips ${route.page}`, () => {
@@ -269,6 +277,11 @@ describe("formatRoute", () => {
 
   it("writes a scale-up link: the run as one path segment", () => {
     expect(link.scaleUp("run:demo-scale-001")).toBe("#/scale-up/run%3Ademo-scale-001");
+  });
+
+  it("writes a checkpoints link: the run as one path segment, the metric when one is kept", () => {
+    expect(link.checkpoints("run:demo-pretrain-001")).toBe("#/checkpoints/run%3Ademo-pretrain-001");
+    expect(link.checkpoints("run:r", "acc")).toBe("#/checkpoints/run%3Ar?metric=acc");
   });
 
   it("maps effect groupings to the API enum", () => {

@@ -51,6 +51,8 @@ export type Route =
   | { page: "guards"; project: string }
   /** A run beside the pilot it scales up: resources, other changes (flagged), the metric trend. */
   | { page: "scale-up"; run: string }
+  /** A run's checkpoints stage by stage: saved metrics, evaluations, each metric's change. */
+  | { page: "checkpoints"; run: string; metric: string }
   | { page: "unknown"; hash: string };
 
 /** The default lineage depth when the link names none (the API's own default). */
@@ -169,6 +171,8 @@ export function parseRoute(hash: string): Route {
       return one ? { page: "guards", project: one } : unknown(raw);
     case "scale-up":
       return one ? { page: "scale-up", run: one } : unknown(raw);
+    case "checkpoints":
+      return one ? { page: "checkpoints", run: one, metric: get("metric") } : unknown(raw);
     default:
       return unknown(raw);
   }
@@ -275,6 +279,8 @@ export function formatRoute(route: Route): string {
       return `#/guards/${seg(route.project)}`;
     case "scale-up":
       return `#/scale-up/${seg(route.run)}`;
+    case "checkpoints":
+      return `#/checkpoints/${seg(route.run)}${query({ metric: route.metric })}`;
     case "unknown":
       return `#${route.hash}`;
   }
@@ -298,6 +304,7 @@ export const link = {
   cost: (id: string, base = false) => formatRoute({ page: "cost", id, base, metric: "", datasets: [], suite: "", higher: false }),
   guards: (project: string) => formatRoute({ page: "guards", project }),
   scaleUp: (run: string) => formatRoute({ page: "scale-up", run }),
+  checkpoints: (run: string, metric = "") => formatRoute({ page: "checkpoints", run, metric }),
 };
 
 /** The API's Direction enum value of a route direction. */

@@ -7,6 +7,7 @@ from __future__ import annotations
 from fake_reader import FakeReader
 
 from fakes.best_env import FakeBestEnvReads
+from fakes.checkpoints import FakeCheckpointReads
 from fakes.compare import FakeCompareReads
 from fakes.compliance import FakeComplianceReads
 from fakes.conventions import FakeConventionReads
@@ -23,6 +24,7 @@ from fakes.retention import FakeRetentionReads
 from fakes.scale_up import FakeScaleUpReads
 from fakes.series import FakeSeriesReads
 from provgraph.query.read.best_env_reads import BestEnvReads
+from provgraph.query.read.checkpoint_reads import CheckpointReads
 from provgraph.query.read.compare_reads import CompareReads
 from provgraph.query.read.compliance_reads import ComplianceReads
 from provgraph.query.read.convention_reads import ConventionReads
@@ -42,6 +44,7 @@ from provgraph.query.read.series_reads import SeriesReads
 
 __all__ = [
     "FakeBestEnvReads",
+    "FakeCheckpointReads",
     "FakeCompareReads",
     "FakeComplianceReads",
     "FakeConventionReads",
@@ -80,6 +83,7 @@ def fake_readers(
     cost: CostReads | None = None,
     conventions: ConventionReads | None = None,
     scale_up: ScaleUpReads | None = None,
+    checkpoints: CheckpointReads | None = None,
 ) -> Readers:
     """Every reader in memory: `graph` (an empty graph by default) and its column reads, and
     the fakes given; each other port a fake that knows nothing."""
@@ -103,4 +107,5 @@ def fake_readers(
         cost=cost or FakeCostReads(),
         conventions=conventions or FakeConventionReads(),
         scale_up=scale_up or FakeScaleUpReads(),
+        checkpoints=checkpoints or FakeCheckpointReads(),
     )

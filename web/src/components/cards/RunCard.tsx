@@ -282,6 +282,12 @@ export function RunCard({ node: r }: { node: NodeCardOf<"Run"> }) {
       </section>
       <section>
         <h3>Checkpoints</h3>
+        {r.checkpoints.length > 0 && (
+          <p data-field="checkpointStages">
+            <a href={link.checkpoints(r.id)}>Compare the checkpoints stage by stage</a> (their saved metrics and evaluations, each
+            metric&apos;s change from the checkpoint before).
+          </p>
+        )}
         {r.checkpoints.length ? (
           <table data-field="checkpoints">
             <thead>

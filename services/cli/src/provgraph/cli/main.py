@@ -15,6 +15,7 @@ from provgraph.cli.errors import explain
 from provgraph.ingest import cli as ingest_cli
 from provgraph.query import (
     best_env_cli,
+    checkpoints_cli,
     compare_cli,
     compliance_cli,
     cost_cli,
@@ -46,6 +47,7 @@ _AREAS = (
     team_cli,
     cost_cli,
     scale_up_cli,
+    checkpoints_cli,
     retention_cli,
     dossier_cli,
     export_cli,

@@ -31,6 +31,8 @@ class QuerySettings(Neo4jSettings, AuthSettings):
     lessons_candidates: int = Field(default=1000, ge=1)
     # `lint-names`, `collisions`: the records of a kind (the oldest first) one report checks.
     guards_max_records: int = Field(default=10_000, ge=1)
+    # `checkpoints RUN`: the checkpoints of a run read for one answer (the latest steps).
+    checkpoint_stages_max: int = Field(default=200, ge=1)
     read_timeout_s: float = 30.0
 
     # The read-only Cypher endpoint.

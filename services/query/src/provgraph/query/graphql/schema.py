@@ -15,6 +15,7 @@ from strawberry.types import ExecutionContext
 # Every node type must be imported so that `to_node` knows it and the schema lists it.
 from provgraph.query.graphql import data, models, runs
 from provgraph.query.graphql.best_env import BestEnvQuery
+from provgraph.query.graphql.checkpoints import CheckpointsQuery
 from provgraph.query.graphql.columns import ColumnQuery
 from provgraph.query.graphql.compare import CompareQuery
 from provgraph.query.graphql.context import GraphContext
@@ -25,11 +26,11 @@ from provgraph.query.graphql.execution import LeafExecution
 from provgraph.query.graphql.fields import LONG_SCALARS
 from provgraph.query.graphql.guards import GuardsQuery
 from provgraph.query.graphql.lessons import LessonsQuery
-from provgraph.query.graphql.scale_up import ScaleUpQuery
 from provgraph.query.graphql.limits import limit_extensions
 from provgraph.query.graphql.node import OtherNode
 from provgraph.query.graphql.query import LookupQuery
 from provgraph.query.graphql.router import ProvenanceRouter
+from provgraph.query.graphql.scale_up import ScaleUpQuery
 from provgraph.query.graphql.team import TeamQuery
 from provgraph.query.graphql.traversals import TraversalQuery
 from provgraph.query.read.model import Scope
@@ -63,6 +64,7 @@ class Query(
     LessonsQuery,
     CostQuery,
     ScaleUpQuery,
+    CheckpointsQuery,
     GuardsQuery,
     BestEnvQuery,
     TeamQuery,

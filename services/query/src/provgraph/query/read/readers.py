@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from neo4j import Driver
 
 from provgraph.query.read.best_env_reads import BestEnvReader, BestEnvReads
+from provgraph.query.read.checkpoint_reads import CheckpointReader, CheckpointReads
 from provgraph.query.read.column_reads import ColumnReader, ColumnReads
 from provgraph.query.read.compare_reads import CompareReader, CompareReads
 from provgraph.query.read.compliance_reads import ComplianceReader, ComplianceReads
@@ -57,6 +58,7 @@ class Readers:
     cost: CostReads
     conventions: ConventionReads
     scale_up: ScaleUpReads
+    checkpoints: CheckpointReads
 
 
 def neo4j_readers(
@@ -85,4 +87,5 @@ def neo4j_readers(
         cost=CostReader(session),
         conventions=ConventionReader(session),
         scale_up=ScaleUpReader(session),
+        checkpoints=CheckpointReader(session),
     )

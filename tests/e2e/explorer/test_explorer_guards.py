@@ -13,14 +13,28 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
-from explorer_helpers import WAIT_MS, Api, Explorer, js_text, node_route, page_route
+from explorer_helpers import (
+    AUTH_CACHE_S,
+    UI_DIR,
+    WAIT_MS,
+    Api,
+    Explorer,
+    js_text,
+    node_route,
+    page_route,
+)
 from neo4j import Driver
-from playwright.sync_api import expect
+from playwright.sync_api import Browser, expect
 from support.guards_story import seed_guards_story
+from support.http_service import served
 from support.stories import seed_story
+
+from provgraph.query.app import create_app
+from provgraph.query.settings import QuerySettings
 
 _GUARDS = """query ($project: String!) {
   lintMetrics(project: $project) {
@@ -307,4 +321,55 @@ def test_guards_shows_not_found(explorer: Explorer, api: Api, guarded: Guarded, 
         f"No project {project}, or you may not read it. Search for a project."
     ]
     assert explorer.page.locator("[data-guard]").count() == 0
+    assert not explorer.errors
+
+
+# The story has 3 runs, 3 model versions and 4 outputs: 3 to 4 times what an app reading one
+# record of a kind per report checks.
+_SMALL_MAX = 1
+
+
+@pytest.fixture()
+def small(neo4j_endpoint: Any, chromium: Browser, tmp_path: Path) -> Iterator[tuple[Api, Explorer]]:
+    """The query app with `guards_max_records` at `_SMALL_MAX`, and a page on it."""
+    settings = QuerySettings(
+        neo4j_uri=neo4j_endpoint.uri,
+        neo4j_user=neo4j_endpoint.user,
+        neo4j_password=neo4j_endpoint.password,
+        ui_dir=UI_DIR,
+        auth_cache_s=AUTH_CACHE_S,
+        auth_disabled=False,
+        guards_max_records=_SMALL_MAX,
+    )
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    with served(create_app(settings)) as url:
+        context = chromium.new_context(viewport={"width": 1600, "height": 1000})
+        try:
+            yield Api(url), Explorer(context.new_page(), url, shots)
+        finally:
+            context.close()
+
+
+def test_guards_says_what_it_did_not_check(small: tuple[Api, Explorer], guarded: Guarded) -> None:
+    api, explorer = small
+    route = page_route("guards", guarded.story)
+    explorer.signed_in(guarded.reader, route)
+    _loaded(explorer, route)
+    answer = _guards(api, guarded.reader, guarded.story)
+    kinds = answer["lintNames"]["kinds"]
+    assert [(k["kind"], k["checked"], k["truncated"]) for k in kinds] == [
+        ("run", _SMALL_MAX, True),
+        ("model_version", _SMALL_MAX, True),
+    ]
+    found = answer["collisions"]
+    assert (found["checked"], found["truncated"]) == (_SMALL_MAX, True)
+    _check_guards(explorer, answer)
+    explorer.shot("guards-truncated")
+    assert explorer.texts('[data-field="breaks"]') == [
+        f"{len(k['breaks'])} of {_SMALL_MAX} break it (more not checked)" for k in kinds
+    ]
+    assert explorer.texts(".notice") == [
+        f"⚠ Truncated: only the first {_SMALL_MAX} outputs (by URI) were checked."
+    ]
     assert not explorer.errors

@@ -17,6 +17,15 @@ def test_story_covers_the_promised_lifecycle() -> None:
     kinds = Counter(event.event_type for event in events)
     assert kinds["run.resumed"] == 3  # the pretraining's node failure, two in the sweep
     assert kinds["model.version.evaluated"] == 4  # two versions on two evaluation sets
+    # the pretraining's two checkpoints on eval-suite v1, registering no model version
+    evaluated = [e.payload for e in events if e.event_type == "checkpoint.evaluated"]
+    assert [p.checkpoint for p in evaluated] == [  # type: ignore[attr-defined]
+        f"checkpoint:{PRETRAIN}/1000",
+        f"checkpoint:{PRETRAIN}/2000",
+    ]
+    assert {p.dataset_versions for p in evaluated} == {  # type: ignore[attr-defined]
+        (f"dataset:{PROJECT}/eval-suite@v1",)
+    }
     assert kinds["deployment.created"] == 1
     assert kinds["model.version.registered"] == 4  # base, chat 1.0.0 and 1.1.0, the prototype
     assert kinds["run.failed"] == 2
@@ -116,19 +125,21 @@ def test_the_pretraining_logs_a_loss_curve_across_its_resume() -> None:
 
 def test_every_event_but_the_metric_batches_keeps_the_id_of_its_place_in_the_story() -> None:
     # `provgraph demo` tops up a story loaded before: the events already there keep their ids.
-    # The prototype, its takedown and the scale-up came later, with keys of their own (their
-    # part, their place).
+    # The prototype, its takedown, the pretraining's checkpoint evaluations and the scale-up
+    # came later, with keys of their own (their part, their place).
     for project in (PROJECT, "someone-else"):
         events = demo_events(project)
         batches = [e for e in events if e.event_type == "run.metrics.logged"]
         parts = {
             uuid.uuid5(NAMESPACE, f"{project}-{part}-{n}"): (part, n)
-            for part, count in (("prototype", 5), ("scale", 4), ("takedown", 2))
+            for part, count in (("prototype", 5), ("ckpt-evals", 2), ("scale", 4), ("takedown", 2))
             for n in range(count)
         }
         later = [parts[e.event_id] for e in events if e.event_id in parts]
         assert later == [
             *(("prototype", n) for n in range(5)),
+            ("ckpt-evals", 0),
+            ("ckpt-evals", 1),
             *(("scale", n) for n in range(4)),
             ("takedown", 0),
             ("takedown", 1),

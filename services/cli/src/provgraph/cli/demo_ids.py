@@ -15,7 +15,14 @@ PROTOTYPE = "demo-proto-001"
 SCALE_RUN = "demo-scale-001"  # run #4 of the sweep (its pilot) on four nodes
 RUNS = (PRETRAIN, FINETUNE, *SWEEP_RUNS, PROTOTYPE, SCALE_RUN)  # global: a project prefixes them
 # Evaluation ids are uuid5 of a key (and of the project, outside the demo project).
-EVALUATIONS = ("eval-chat-1b", "eval-chat-1b-v2", "eval-chat-1b.1-v1", "eval-chat-1b.1-v2")
+EVALUATIONS = (
+    "eval-chat-1b",
+    "eval-chat-1b-v2",
+    "eval-chat-1b.1-v1",
+    "eval-chat-1b.1-v2",
+    "eval-pt-1000",
+    "eval-pt-2000",
+)
 DEPLOYED_MODEL = f"model:{PROJECT}/chat-1b@1.0.0"
 RETIRED_MODEL = f"model:{PROJECT}/chat-proto@0.1.0"
 

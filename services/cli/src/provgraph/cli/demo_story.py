@@ -340,6 +340,25 @@ def _takedown() -> list[Timed]:
     ]
 
 
+def _checkpoint_evaluations() -> list[Timed]:
+    """After the pretraining, its two checkpoints on the eval suite v1 (the set chat-1b is
+    evaluated on later), registering no model version for either: `provgraph checkpoints`."""
+    return [
+        (
+            "checkpoint.evaluated",
+            {
+                "evaluation_id": evaluation_id(f"eval-pt-{step}"),
+                "checkpoint": _ckpt(PRETRAIN, step),
+                "suite": "demo-eval",
+                "dataset_versions": [_ds("eval-suite", "v1")],
+                "metrics": {"acc": acc},
+                "passed": passed,
+            },
+        )
+        for step, acc, passed in ((1000, 0.42, False), (2000, 0.51, True))
+    ]
+
+
 def _setup() -> list[tuple[str, dict[str, Any]]]:
     return [
         ("dataset.registered", {"name": name, "description": f"demo dataset {name}"})
@@ -395,6 +414,14 @@ def demo_events(project: str = PROJECT, *, with_sweep: bool = True) -> list[Even
         events += _timed(_prototype(), start, lambda n: f"{project}-prototype-{n}", project)
         end = max(e.occurred_at for e in events) + timedelta(days=1)
         events += _timed(_takedown(), end, lambda n: f"{project}-takedown-{n}", project)
+        # The pretraining's checkpoints evaluated, half an hour after it completed.
+        done = next(
+            e.occurred_at
+            for e in events
+            if e.event_type == "run.completed" and e.subject.endswith(PRETRAIN)
+        )
+        evaluated, evals = done + timedelta(minutes=30), _checkpoint_evaluations()
+        events += _timed(evals, evaluated, lambda n: f"{project}-ckpt-evals-{n}", project)
         # The scale-up of the sweep's run #4, the morning after the sweep (before the takedown).
         scaled = _T0 + timedelta(days=1)
         events += _timed(scale_up_story(), scaled, lambda n: f"{project}-scale-{n}", project)

@@ -9,6 +9,7 @@ from collections import Counter
 from provgraph.cli.demo_ids import NAMESPACE, PROTOTYPE
 from provgraph.cli.demo_story import FINETUNE, PRETRAIN, PROJECT, demo_events
 from provgraph.ingest.tools.memory_graph import MemoryGraph
+from provgraph.schemas.records import RecordKind
 from provgraph.schemas.storage import series_bucket, series_id, series_points
 
 
@@ -66,7 +67,13 @@ def test_story_has_a_licensed_source_a_taken_down_one_and_an_incomplete_run() ->
     retired = [e for e in changed if e.payload.to_status == "retired"]  # type: ignore[attr-defined]
     assert [e.subject for e in retired] == [f"model:{PROJECT}/chat-proto@0.1.0"]
     assert retired[0].occurred_at > deleted[0].occurred_at > proto.occurred_at
-    assert all(e.occurred_at > events[-3].occurred_at for e in deleted)  # after the whole story
+    assert all(e.occurred_at > events[-4].occurred_at for e in deleted)  # after the whole story
+    # Then, last of all, the team's conventions: naming rules and a storage root, enforced by
+    # nobody, no element of a record required (so nothing of the story is refused by them).
+    assert events[-1].event_type == "project.policy.set"
+    assert events[-1].payload.names.run == "{experiment}-r{run_number}"  # type: ignore[attr-defined]
+    assert not any(events[-1].payload.required.of(k) for k in RecordKind)  # type: ignore[attr-defined]
+    assert not (events[-1].payload.require_names or events[-1].payload.require_places)  # type: ignore[attr-defined]
     # The lineage story alone has neither.
     alone = {e.subject for e in demo_events(with_sweep=False)}
     assert forum not in alone and f"run:{PROTOTYPE}" not in alone
@@ -125,14 +132,20 @@ def test_the_pretraining_logs_a_loss_curve_across_its_resume() -> None:
 
 def test_every_event_but_the_metric_batches_keeps_the_id_of_its_place_in_the_story() -> None:
     # `provgraph demo` tops up a story loaded before: the events already there keep their ids.
-    # The prototype, its takedown, the pretraining's checkpoint evaluations and the scale-up
-    # came later, with keys of their own (their part, their place).
+    # The prototype, its takedown, the pretraining's checkpoint evaluations, the scale-up and
+    # the conventions came later, with keys of their own (their part, their place).
     for project in (PROJECT, "someone-else"):
         events = demo_events(project)
         batches = [e for e in events if e.event_type == "run.metrics.logged"]
         parts = {
             uuid.uuid5(NAMESPACE, f"{project}-{part}-{n}"): (part, n)
-            for part, count in (("prototype", 5), ("ckpt-evals", 2), ("scale", 4), ("takedown", 2))
+            for part, count in (
+                ("prototype", 5),
+                ("ckpt-evals", 2),
+                ("scale", 4),
+                ("takedown", 2),
+                ("conventions", 1),
+            )
             for n in range(count)
         }
         later = [parts[e.event_id] for e in events if e.event_id in parts]
@@ -143,6 +156,7 @@ def test_every_event_but_the_metric_batches_keeps_the_id_of_its_place_in_the_sto
             *(("scale", n) for n in range(4)),
             ("takedown", 0),
             ("takedown", 1),
+            ("conventions", 0),
         ]
         placed = [
             e

@@ -391,6 +391,24 @@ def _setup() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def _conventions() -> list[Timed]:
+    """After everything else, the team writes down its conventions: naming rules for runs,
+    model versions, dataset versions and images, and the storage root; enforced by nobody yet
+    (`lint-names` and `collisions` report), and no element of a record required (events
+    appended with it in one request may be judged after it, by the log's order)."""
+    policy = {
+        "names": {
+            "run": "{experiment}-r{run_number}",
+            "model_version": "*.*.*",
+            "dataset_version": "v*",
+            "image": "registry.example.org/ml/*:*",
+        },
+        "storage_roots": ["s3://demo"],
+        "reason": "the conventions the team agreed after the first release",
+    }
+    return [("project.policy.set", policy)]
+
+
 def demo_events(project: str = PROJECT, *, with_sweep: bool = True) -> list[Event]:
     """The whole story, in the order it happened, each event validated by the contract.
 
@@ -425,6 +443,8 @@ def demo_events(project: str = PROJECT, *, with_sweep: bool = True) -> list[Even
         # The scale-up of the sweep's run #4, the morning after the sweep (before the takedown).
         scaled = _T0 + timedelta(days=1)
         events += _timed(scale_up_story(), scaled, lambda n: f"{project}-scale-{n}", project)
+        end = max(e.occurred_at for e in events) + timedelta(days=1)
+        events += _timed(_conventions(), end, lambda n: f"{project}-conventions-{n}", project)
     return sorted(events, key=lambda event: event.occurred_at)  # stable: the story's order
 
 

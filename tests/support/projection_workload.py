@@ -13,6 +13,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from provgraph.schemas import (
+    CheckpointEvaluated,
     CheckpointSaved,
     DatasetRegistered,
     DatasetVersionCreated,
@@ -27,11 +28,12 @@ from provgraph.schemas import (
     RunFailed,
     RunMetricsLogged,
     RunStarted,
+    checkpoint_id,
     dataset_version_id,
     model_version_id,
     run_id,
 )
-from provgraph.schemas.events.checkpoint import CheckpointSavedPayload
+from provgraph.schemas.events.checkpoint import CheckpointEvaluatedPayload, CheckpointSavedPayload
 from provgraph.schemas.events.data import DatasetRegisteredPayload, DatasetVersionCreatedPayload
 from provgraph.schemas.events.deployment import (
     DeploymentCreatedPayload,
@@ -55,7 +57,8 @@ _PRODUCER = "https://provgraph.dev/workload"
 
 
 class Workload:
-    """Builds the events of a few datasets, runs, checkpoints, models and deployments."""
+    """Builds the events of a few datasets, runs, checkpoints (each evaluated), models and
+    deployments."""
 
     def __init__(self, project: str, seed: int) -> None:
         self.project = project
@@ -109,9 +112,22 @@ class Workload:
         step = self.rng.randrange(100, 1000, 100)
         ckpt = CheckpointSavedPayload(run_id=key, step=step, uri=f"s3://ckpt/{key}/{step}")
         self._emit(CheckpointSaved, ckpt)
+        self._evaluated(key, step, inputs)
         self._end(key)
         if self.rng.random() < 0.6:
             self._model(key, step)
+
+    def _evaluated(self, key: str, step: int, data: list[str]) -> None:
+        """The checkpoint evaluated on the run's data, registering no model version."""
+        payload = CheckpointEvaluatedPayload(
+            evaluation_id=uuid.uuid5(uuid.NAMESPACE_URL, f"{key}/{step}"),
+            checkpoint=checkpoint_id(key, step),
+            suite="smoke",
+            dataset_versions=tuple(data),
+            metrics={"acc": round(self.rng.random(), 3)},
+            passed=True,
+        )
+        self._emit(CheckpointEvaluated, payload)
 
     def _end(self, key: str) -> None:
         if self.rng.random() < 0.3:

@@ -43,7 +43,8 @@ def test_every_helper_reaches_the_topic_as_emitted(
         resumed_at_step=1000,
     ) as run:
         run.log_metrics(1001, loss=2.5)
-        run.checkpoint(2000, "s3://bucket/ckpt/2000")
+        saved = run.checkpoint(2000, "s3://bucket/ckpt/2000")
+        on_set = run.evaluate_checkpoint(saved, suite="mmlu", datasets=EVAL_DATA, passed=False)
         in_run = run.evaluate(MODEL, suite="mmlu", datasets=EVAL_DATA, passed=True)
         run.conclusion = "converged after one restart"
     alone = emitter.evaluate(
@@ -65,6 +66,7 @@ def test_every_helper_reaches_the_topic_as_emitted(
         by_subject.setdefault(event.subject, []).append(event.event_type)
     assert by_subject["run:pretrain-7"] == ["run.resumed", "run.metrics.logged", "run.completed"]
     assert by_subject[in_run] == by_subject[alone] == ["model.version.evaluated"]
+    assert by_subject[on_set] == ["checkpoint.evaluated"]
     assert by_subject[MODEL] == ["model.version.status.changed"] * 3
     assert by_subject[REJECTED] == ["model.version.status.changed"]
     assert by_subject["run:pretrain-8"] == ["run.aborted"]

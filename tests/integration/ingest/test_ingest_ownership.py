@@ -20,6 +20,7 @@ from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
 from provgraph.schemas import (
     CheckpointDeleted,
+    CheckpointEvaluated,
     CheckpointSaved,
     DatasetVersionCreated,
     EntityDeleted,
@@ -30,7 +31,11 @@ from provgraph.schemas import (
     checkpoint_id,
     run_id,
 )
-from provgraph.schemas.events.checkpoint import CheckpointDeletedPayload, CheckpointSavedPayload
+from provgraph.schemas.events.checkpoint import (
+    CheckpointDeletedPayload,
+    CheckpointEvaluatedPayload,
+    CheckpointSavedPayload,
+)
 from provgraph.schemas.events.data import DatasetVersionCreatedPayload
 from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.events.governance import EntityDeletedPayload
@@ -193,6 +198,25 @@ def test_referencing_needs_the_reader_right_on_the_referenced_project(
         post(http, world, "writer-a", wire(ev(DatasetVersionCreated, world.a, free))).status_code
         == 202
     )
+
+
+def test_evaluating_another_projects_checkpoint_needs_the_reader_right_on_it(
+    http: TestClient, world: World
+) -> None:
+    checkpoint = checkpoint_id(world.key, 100)
+    payload = CheckpointEvaluatedPayload(
+        evaluation_id=uuid.uuid4(), checkpoint=checkpoint, suite="mmlu", passed=True
+    )
+    evaluated = ev(CheckpointEvaluated, world.a, payload)
+    refused = post(http, world, "writer-a", wire(evaluated))
+    assert refused.status_code == 403, refused.text
+    details = refused.json()["error"]["details"]
+    assert (details["entity"], details["owner"], details["right"]) == (
+        checkpoint,
+        world.b,
+        "reader",
+    )
+    assert post(http, world, "writer-a-reader-b", wire(evaluated)).status_code == 202
 
 
 def _openlineage(world: World, inputs: list[str], outputs: list[str]) -> dict[str, Any]:

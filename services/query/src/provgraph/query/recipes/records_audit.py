@@ -2,10 +2,11 @@
 and by whom (assembly pure; `audit_records` pages through the `RecordsReads` port).
 
 The elements required are the project's policy's when it set one that requires any
-(`project.policy.set`), else `records.BASELINE`; the answer says which. A record is complete when it holds every required
-element; a placeholder (referenced, never recorded) is incomplete, as "never recorded". Every
-element any record lacks is listed, required or not, with the number of records lacking it
-per person (the stamped principal of the record's first event, else its claimed actor).
+(`project.policy.set`), else `records.BASELINE`; the answer says which. A record is complete
+when it holds every required element; a placeholder (referenced, never recorded) is
+incomplete, as "never recorded". Every element any record lacks is listed, required or not,
+with the number of records lacking it per person (the stamped principal of the record's first
+event, else its claimed actor).
 """
 
 from __future__ import annotations

@@ -444,27 +444,6 @@ export const GUARDS_QUERY = typed<G.GuardsQuery, G.GuardsQueryVariables>(/* Grap
   }
 `);
 
-/** Every document, by name: what the validation test walks. */
-export const ALL_QUERIES: Readonly<Record<string, string>> = {
-  WHOIS_QUERY,
-  PROJECTS_QUERY,
-  NODE_QUERY,
-  RESUME_QUERY,
-  HISTORY_QUERY,
-  LINEAGE_QUERY,
-  IMPACT_QUERY,
-  DIFF_QUERY,
-  REPRODUCE_QUERY,
-  DOSSIER_QUERY,
-  COMPARE_QUERY,
-  BEST_QUERY,
-  DIGEST_QUERY,
-  EFFECTS_QUERY,
-  LESSONS_QUERY,
-  COST_QUERY,
-  GUARDS_QUERY,
-};
-
 /**
  * A run beside the pilot it scales up: the resources of each and the scale factor, every other
  * setting that differs (flagged), and whether the pilot's metric trend held, metric by metric.
@@ -503,3 +482,26 @@ export const CHECKPOINT_STAGES_QUERY = typed<G.CheckpointStagesQuery, G.Checkpoi
     }
   }
 `);
+
+/** Every document, by name: what the validation test walks. */
+export const ALL_QUERIES: Readonly<Record<string, string>> = {
+  WHOIS_QUERY,
+  PROJECTS_QUERY,
+  NODE_QUERY,
+  RESUME_QUERY,
+  HISTORY_QUERY,
+  LINEAGE_QUERY,
+  IMPACT_QUERY,
+  DIFF_QUERY,
+  REPRODUCE_QUERY,
+  DOSSIER_QUERY,
+  COMPARE_QUERY,
+  BEST_QUERY,
+  DIGEST_QUERY,
+  EFFECTS_QUERY,
+  LESSONS_QUERY,
+  COST_QUERY,
+  GUARDS_QUERY,
+  SCALE_UP_QUERY,
+  CHECKPOINT_STAGES_QUERY,
+};

@@ -109,3 +109,24 @@ def test_one_metric_and_a_metric_no_checkpoint_records(
     alert.wait_for(timeout=WAIT_MS)
     assert "invalid_argument" in alert.text_content()
     assert "'bleu' is recorded on none of" in alert.text_content()
+
+
+def test_a_checkpoint_and_its_evaluation_link_to_each_other(
+    explorer: Explorer, api: Api, stories: Stories
+) -> None:
+    checkpoint = f"checkpoint:{stories.demo}-demo-pretrain-001/2000"
+    query = """query ($id: ID!) { node(id: $id) { ... on Checkpoint { evaluations { id } } } }"""
+    (evaluation,) = api.data(stories.reader, query, {"id": checkpoint})["node"]["evaluations"]
+    explorer.signed_in(stories.reader, node_route(checkpoint))
+    listed = explorer.page.locator('[data-field="evaluations"]')
+    listed.wait_for(timeout=WAIT_MS)
+    assert explorer.rows('[data-field="evaluations"] li')[0]["links"] == [
+        f"#{node_route(evaluation['id'])}"
+    ]
+    explorer.go(node_route(evaluation["id"]))
+    back = explorer.page.locator('[data-field="checkpoint"] a')
+    back.wait_for(timeout=WAIT_MS)
+    assert back.get_attribute("href") == f"#{node_route(checkpoint)}"
+    assert back.text_content() and "step 2000" in back.text_content()
+    # an evaluation of a checkpoint is no evaluation of a model version
+    assert explorer.texts('[data-field="modelVersion"]') == ["—"]

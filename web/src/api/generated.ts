@@ -158,7 +158,7 @@ export type NodeCardQueryVariables = Exact<{
 
 export type NodeCardQuery = { node:
     | (
-      { __typename: 'Checkpoint', epoch: number | null, uri: string | null, checksum: string | null, sizeBytes: number | null, saveSeconds: number | null, metrics: Json | null, properties: Json, run: { id: string, name: string | null, runNumber: number | null } | null, resumedBy: Array<{ id: string, name: string | null, runNumber: number | null }>, exportedAs: Array<{ id: string, name: string | null, version: string | null }> }
+      { __typename: 'Checkpoint', epoch: number | null, uri: string | null, checksum: string | null, sizeBytes: number | null, saveSeconds: number | null, metrics: Json | null, properties: Json, run: { id: string, name: string | null, runNumber: number | null } | null, resumedBy: Array<{ id: string, name: string | null, runNumber: number | null }>, exportedAs: Array<{ id: string, name: string | null, version: string | null }>, evaluations: Array<{ id: string }> }
       & NodeFields_Checkpoint_Fragment
     )
     | (
@@ -190,7 +190,7 @@ export type NodeCardQuery = { node:
       & NodeFields_Environment_Fragment
     )
     | (
-      { __typename: 'Evaluation', metrics: Json | null, evaluatedAt: string | null, properties: Json, modelVersion: { id: string, name: string | null, version: string | null } | null, datasets: Array<{ id: string, name: string | null, version: string | null }> }
+      { __typename: 'Evaluation', metrics: Json | null, evaluatedAt: string | null, properties: Json, modelVersion: { id: string, name: string | null, version: string | null } | null, checkpoint: { id: string, step: number | null } | null, datasets: Array<{ id: string, name: string | null, version: string | null }> }
       & NodeFields_Evaluation_Fragment
     )
     | (

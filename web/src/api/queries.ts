@@ -140,6 +140,7 @@ export const NODE_QUERY = typed<G.NodeCardQuery, G.NodeCardQueryVariables>(/* Gr
         run { id name runNumber }
         resumedBy { id name runNumber }
         exportedAs { id name version }
+        evaluations { id }
       }
       ... on Experiment {
         goal codeName
@@ -150,6 +151,7 @@ export const NODE_QUERY = typed<G.NodeCardQuery, G.NodeCardQueryVariables>(/* Gr
       ... on Evaluation {
         metrics evaluatedAt
         modelVersion { id name version }
+        checkpoint { id step }
         datasets { id name version }
       }
       ... on Deployment {

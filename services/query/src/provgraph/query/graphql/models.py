@@ -49,7 +49,10 @@ class ModelVersion(Node):
 
 
 @register(Label.EVALUATION)
-@strawberry.type(description="An evaluation of a model version on a suite.")
+@strawberry.type(
+    description="An evaluation on a suite: of a model version (`model.version.evaluated`) or "
+    "of a checkpoint, registering no model version (`checkpoint.evaluated`)."
+)
 class Evaluation(Node):
     suite: str | None = text("suite")
     suite_version: str | None = text("suite_version")
@@ -57,6 +60,9 @@ class Evaluation(Node):
     metrics: JSON | None = decoded("metrics")
     evaluated_at: str | None = text("evaluated_at")
     model_version: ModelVersion | None = neighbour(Rel.EVALUATED, UP, Label.MODEL_VERSION)
+    checkpoint: CheckpointRef | None = neighbour(
+        Rel.EVALUATED, UP, Label.CHECKPOINT, "The checkpoint evaluated (`checkpoint.evaluated`)."
+    )
     datasets: list[DatasetVersionRef] = neighbours(
         Rel.USED, UP, Label.DATASET_VERSION, "The evaluation data."
     )

@@ -19,7 +19,7 @@ from provgraph.query.graphql.fields import (
     text,
 )
 from provgraph.query.graphql.node import DOWN, UP, Node, linked, neighbour, neighbours, register
-from provgraph.query.graphql.refs import DatasetVersionRef, ModelVersionRef
+from provgraph.query.graphql.refs import DatasetVersionRef, EvaluationRef, ModelVersionRef
 from provgraph.query.graphql.series import MetricSeries, metric_series_field
 from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.storage import PARAMS, decode_json, record_key
@@ -179,6 +179,12 @@ class Checkpoint(Node):
         DOWN,
         Label.MODEL_VERSION,
         "Model versions exported from this checkpoint.",
+    )
+    evaluations: list[EvaluationRef] = neighbours(
+        Rel.EVALUATED,
+        DOWN,
+        Label.EVALUATION,
+        "Its evaluations, registering no model version (`checkpoint.evaluated`).",
     )
 
 

@@ -102,7 +102,7 @@ class CheckpointReadsContract:
         only_a, _both = graph.scopes()
         found = reads.run_checkpoints(graph.id("r"), only_a, 10)
         assert found is not None
-        assert (found.run, found.total) == (graph.id("r"), 3)
+        assert (found.run, found.project, found.total) == (graph.id("r"), graph.a, 3)
         c1, c2, c3 = found.checkpoints
         assert [c.id for c in found.checkpoints] == [graph.id(k) for k in ("c1", "c2", "c3")]
         assert (c1.step, c1.saved_at, c1.status, c1.metrics) == (

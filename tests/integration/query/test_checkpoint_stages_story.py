@@ -13,6 +13,9 @@ The story (project p, from 2026-04-01 00:00; the expected answers below are writ
 
   run long saves 20 checkpoints (steps 100 .. 2000); read with a bound of 4, the answer keeps
   steps 1700 .. 2000 and says 4 of 20.
+
+  The project declares `accuracy` an alias of `acc`; run alias's checkpoint 100 scored acc 0.30
+  on eval@v1, its checkpoint 200 accuracy 0.36 there: read as acc, +0.06 since step 100.
 """
 
 from __future__ import annotations
@@ -38,14 +41,23 @@ def _saved(p: str, run: str, step: int, hour: float, **metrics: float) -> Step:
     return ("checkpoint.saved", {**payload, "metrics": metrics}, hour)
 
 
-def _evaluated(p: str, n: int, step: int, data: str, acc: float, passed: bool) -> Step:
+def _evaluated(
+    p: str,
+    n: int,
+    step: int,
+    data: str,
+    acc: float,
+    passed: bool,
+    run: str = "pre",
+    name: str = "acc",
+) -> Step:
     payload = {
         "evaluation_id": str(uuid.UUID(int=n)),
-        "checkpoint": f"checkpoint:{p}-pre/{step}",
+        "checkpoint": f"checkpoint:{p}-{run}/{step}",
         "suite": "s",
         "suite_version": "1",
         "dataset_versions": [f"dataset:{p}/{data}"],
-        "metrics": {"acc": acc},
+        "metrics": {name: acc},
         "passed": passed,
     }
     return ("checkpoint.evaluated", payload, 3 + n)
@@ -68,6 +80,12 @@ def story(p: str) -> list[Step]:
          {"name": "chat", "version": "1.0.0", "checkpoint": f"checkpoint:{p}-pre/3000"}, 8),
         ("run.started", {"run_id": f"{p}-long"}, 0),
         *(_saved(p, "long", 100 * n, 1 + n / 100) for n in range(1, 21)),
+        ("project.policy.set", {"metric_aliases": {"accuracy": "acc"}}, 0),
+        ("run.started", {"run_id": f"{p}-alias"}, 0),
+        _saved(p, "alias", 100, 1),
+        _saved(p, "alias", 200, 2),
+        _evaluated(p, 5, 100, "eval@v1", 0.30, True, "alias"),
+        _evaluated(p, 6, 200, "eval@v1", 0.36, True, "alias", "accuracy"),
     ]  # fmt: skip
 
 
@@ -155,6 +173,19 @@ def test_checkpoint_evaluations_are_no_evaluations_of_the_model_version(
     assert version.errors is None and version.data["node"] == {"evaluations": []}
     evaluation = graphql_result(neo4j_driver, query, {"id": f"evaluation:{uuid.UUID(int=3)}"})
     assert evaluation.errors is None and evaluation.data["node"] == {"modelVersion": None}
+
+
+def test_a_metric_under_a_declared_alias_is_compared_under_its_canonical_name(
+    neo4j_driver: Driver, seeded: str
+) -> None:
+    p = seeded
+    for asked in (None, "acc", "accuracy"):
+        answer = _stages(neo4j_driver, run=f"run:{p}-alias", metric=asked)
+        assert answer["metric"] == (None if asked is None else "acc")
+        assert _table(answer) == [
+            (100, [f"dataset:{p}/eval@v1"], True, "acc", 0.30, None, None),
+            (200, [f"dataset:{p}/eval@v1"], True, "acc", 0.36, 100, 0.06),
+        ]
 
 
 def test_the_bound_on_a_run_five_times_larger(neo4j_driver: Driver, seeded: str) -> None:

@@ -22,6 +22,7 @@ from provgraph.query.recipes.checkpoint_stages import (
     render_stages,
     stages_answer,
 )
+from provgraph.schemas.conventions import Conventions
 
 pytestmark = pytest.mark.unit
 
@@ -42,6 +43,7 @@ def checkpoint(step: int, *evaluations: CheckpointEvaluation, **metrics: Any) ->
 
 STORY = RunCheckpoints(
     RUN,
+    "p",
     4,
     (
         checkpoint(1000, evaluation("a1", A, "1", acc=0.40), loss=2.5),
@@ -90,7 +92,7 @@ def test_each_change_is_from_the_previous_checkpoint_with_a_value_on_the_same_se
 
 
 def test_an_evaluation_without_metrics_still_has_its_row() -> None:
-    found = RunCheckpoints(RUN, 1, (checkpoint(1, evaluation("x", A, "1")),))
+    found = RunCheckpoints(RUN, "p", 1, (checkpoint(1, evaluation("x", A, "1")),))
     (row,) = stages_answer(found, None, 10)["results"]
     assert (row["evaluation"], row["metric"], row["value"]) == ("evaluation:x", None, None)
 
@@ -112,6 +114,7 @@ def test_a_metric_no_checkpoint_records_is_refused_naming_the_recorded_ones() ->
 def test_a_non_numeric_value_has_no_change() -> None:
     found = RunCheckpoints(
         RUN,
+        "p",
         2,
         (
             checkpoint(1, evaluation("x", A, "1", grade="B")),
@@ -137,7 +140,7 @@ def test_the_bound_keeps_the_latest_steps_of_a_run_several_times_larger() -> Non
     reads = FakeCheckpointReads()
     reads.run_checkpoints = (
         lambda run, scope, limit: RunCheckpoints(  # type: ignore[method-assign]
-            run, len(many), tuple(many[-limit:])
+            run, "p", len(many), tuple(many[-limit:])
         )
     )
     answer = CheckpointStages(reads, 8).stages(RUN, Scope.everything())
@@ -154,3 +157,35 @@ def test_missing_runs_and_ids_that_are_no_run() -> None:
         stages.stages("checkpoint:r-pre/1000", Scope.everything())
     with pytest.raises(InvalidIdError):
         stages.stages("r-pre", Scope.everything())
+
+
+class _Declared:
+    """Project p declares `accuracy` an alias of `acc` (`ConventionReads.conventions`)."""
+
+    def conventions(self, project: str, scope: Scope) -> Conventions | None:
+        return Conventions(metric_aliases={"accuracy": "acc"}) if project == "p" else None
+
+
+def test_a_metric_under_a_declared_alias_is_compared_under_its_canonical_name() -> None:
+    found = RunCheckpoints(
+        RUN,
+        "p",
+        2,
+        (
+            checkpoint(1, evaluation("x", A, "1", acc=0.3), accuracy=0.9),
+            checkpoint(2, evaluation("y", A, "2", accuracy=0.36, acc=0.35)),  # both: acc's kept
+        ),
+    )
+    reads = FakeCheckpointReads()
+    reads.run_checkpoints = lambda run, scope, limit: found  # type: ignore[method-assign]
+    stages = CheckpointStages(reads, 10, _Declared())  # type: ignore[arg-type]
+    for asked in (None, "acc", "accuracy"):
+        answer = stages.stages(RUN, Scope.everything(), asked)
+        assert answer["metric"] == (None if asked is None else "acc")
+        assert metric(answer, 2, "y", "acc")["change"] == pytest.approx(0.05)
+        assert [r["metric"] for r in answer["results"]] == ["acc", "acc"]
+    saved = stages.stages(RUN, Scope.everything())["checkpoints"][0]["metrics"]
+    assert saved == [{"name": "acc", "value": 0.9}]
+    undeclared = CheckpointStages(reads, 10)  # no conventions read: names as recorded
+    names = [r["metric"] for r in undeclared.stages(RUN, Scope.everything())["results"]]
+    assert names == ["acc", "accuracy", "acc"]

@@ -40,7 +40,7 @@ class FakeCheckpointReads:
         ]
         latest = sorted(saved, key=lambda n: (n.props.get("step", -1), n.id), reverse=True)
         kept = [checkpoint_of(_stored(n), self._evaluations(n.id, scope)) for n in latest[:limit]]
-        return RunCheckpoints(run, len(saved), in_step_order(kept))
+        return RunCheckpoints(run, found.project, len(saved), in_step_order(kept))
 
     def _evaluations(self, checkpoint: str, scope: Scope) -> list[CheckpointEvaluation]:
         steps = self.graph.sources(checkpoint, Rel.EVALUATED, scope, Label.EVALUATION)

@@ -23,7 +23,8 @@ from provgraph.query.terminal import add_json_option, not_found, print_answer
 
 def _checkpoints(args: argparse.Namespace) -> int:
     with command_readers() as (readers, settings):
-        stages = CheckpointStages(readers.checkpoints, settings.checkpoint_stages_max)
+        limit = settings.checkpoint_stages_max
+        stages = CheckpointStages(readers.checkpoints, limit, readers.conventions)
         try:
             answer = stages.stages(args.run, Scope.everything(), args.metric)
         except NotFoundError as exc:

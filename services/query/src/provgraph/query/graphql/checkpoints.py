@@ -103,5 +103,6 @@ class CheckpointsQuery:
         self, info: Info, run: strawberry.ID, metric: str | None = None
     ) -> CheckpointStages:
         ctx = info.context
-        service = Stages(ctx.readers.checkpoints, ctx.settings.checkpoint_stages_max)
+        limit = ctx.settings.checkpoint_stages_max
+        service = Stages(ctx.readers.checkpoints, limit, ctx.readers.conventions)
         return stages_of(await ctx.call(service.stages, str(run), ctx.scope, metric))

@@ -14,7 +14,7 @@ from provgraph.query.read.fragments import live, visible
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
 from provgraph.schemas.graph import Label, Rel
-from provgraph.schemas.storage import dotted
+from provgraph.schemas.storage import PROJECT, dotted
 
 METRIC_PREFIX = dotted("metric", "")
 """The flattened metrics of a checkpoint or an evaluation (`metric.<name>`, `storage.with_json`)."""
@@ -24,7 +24,7 @@ METRIC_PREFIX = dotted("metric", "")
 RUN_CHECKPOINTS = f"""
 MATCH (r:{Label.RUN}:{Label.ENTITY} {{id: $id}})
 WHERE {visible("r")} AND {live("r")}
-RETURN r.id AS run,
+RETURN r.id AS run, r.{PROJECT} AS project,
   COUNT {{
     MATCH (r)<-[:{Rel.GENERATED_BY}]-(c:{Label.CHECKPOINT}:{Label.ENTITY})
     WHERE {visible("c")} AND {live("c")} }} AS total,
@@ -73,9 +73,10 @@ class SavedCheckpoint:
 @dataclass(frozen=True)
 class RunCheckpoints:
     """A run's checkpoints in step order: at most the bound asked for, the latest steps;
-    `total` counts them all."""
+    `total` counts them all; `project` is the run's (whose metric aliases apply)."""
 
     run: str
+    project: str | None
     total: int
     checkpoints: tuple[SavedCheckpoint, ...]
 
@@ -147,4 +148,6 @@ class CheckpointReader:
             )
             for c in record["checkpoints"]
         ]
-        return RunCheckpoints(record["run"], int(record["total"]), in_step_order(checkpoints))
+        return RunCheckpoints(
+            record["run"], record["project"], int(record["total"]), in_step_order(checkpoints)
+        )

@@ -9,6 +9,11 @@ suite and suite version, as `best` reads them: `recipes/best_model.EvalSet`); va
 are never compared. A checkpoint evaluated twice on one set counts with its latest evaluation
 as the previous value of the next checkpoint (a re-evaluation replaces the earlier one).
 
+The run's project's metric aliases are honoured as `best` honours them
+(`recipes/metric_aliases.py`): a metric recorded under a declared alias is read under its
+canonical name (a record holding both keeps the canonical one's value), and `--metric` may name
+either.
+
 The run's checkpoints are read up to a bound (`QuerySettings.checkpoint_stages_max`): the
 latest steps are kept, `truncated` says when earlier ones were left out.
 """
@@ -16,6 +21,7 @@ latest steps are kept, `truncated` says when earlier ones were left out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from provgraph.core.errors import NotFoundError
@@ -27,8 +33,10 @@ from provgraph.query.read.checkpoint_reads import (
     RunCheckpoints,
     SavedCheckpoint,
 )
+from provgraph.query.read.convention_reads import ConventionReads
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.best_model import EvalSet, is_number
+from provgraph.query.recipes.metric_aliases import Aliases, ProjectAliases, canonical_name
 from provgraph.query.recipes.plain_table import cell, table
 from provgraph.schemas import IdKind, parse_id
 
@@ -135,6 +143,30 @@ def stages_answer(found: RunCheckpoints, metric: str | None, limit: int) -> dict
     }
 
 
+def _canonical(metrics: Mapping[str, Any], aliases: Aliases) -> dict[str, Any]:
+    """`metrics` under their canonical names; a canonical name recorded too keeps its value."""
+    out = {aliases.get(k, k): v for k, v in metrics.items() if k in aliases}
+    out.update({k: v for k, v in metrics.items() if k not in aliases})
+    return dict(sorted(out.items()))
+
+
+def with_aliases(found: RunCheckpoints, aliases: Aliases) -> RunCheckpoints:
+    """The run's checkpoints with every metric (saved and evaluated) under its canonical name."""
+    if not aliases:
+        return found
+    checkpoints = tuple(
+        replace(
+            c,
+            metrics=_canonical(c.metrics, aliases),
+            evaluations=tuple(
+                replace(e, metrics=_canonical(e.metrics, aliases)) for e in c.evaluations
+            ),
+        )
+        for c in found.checkpoints
+    )
+    return replace(found, checkpoints=checkpoints)
+
+
 def _checked_run(run: str) -> str:
     kind = parse_id(checked_id("run", run)).kind
     if kind is not IdKind.RUN:
@@ -143,10 +175,13 @@ def _checked_run(run: str) -> str:
 
 
 class CheckpointStages:
-    """`checkpoints` over `CheckpointReads`, reading at most `limit` checkpoints of a run."""
+    """`checkpoints` over `CheckpointReads`, reading at most `limit` checkpoints of a run, with
+    the run's project's metric aliases (`ConventionReads`, when given)."""
 
-    def __init__(self, reads: CheckpointReads, limit: int) -> None:
-        self._reads, self._limit = reads, limit
+    def __init__(
+        self, reads: CheckpointReads, limit: int, conventions: ConventionReads | None = None
+    ) -> None:
+        self._reads, self._limit, self._conventions = reads, limit, conventions
 
     def stages(self, run: str, scope: Scope, metric: str | None = None) -> dict[str, Any]:
         """The run's checkpoints stage by stage; `not_found` when the run is missing, deleted
@@ -154,7 +189,9 @@ class CheckpointStages:
         found = self._reads.run_checkpoints(_checked_run(run), scope, self._limit)
         if found is None:
             raise NotFoundError(f"Not found: {run}.")
-        return stages_answer(found, metric, self._limit)
+        aliases = ProjectAliases(self._conventions, scope).of(found.project)
+        wanted = None if metric is None else canonical_name(metric, aliases)
+        return stages_answer(with_aliases(found, aliases), wanted, self._limit)
 
 
 # ---- text ------------------------------------------------------------------------------------

@@ -237,7 +237,8 @@ def test_impact_lists_exactly_what_depends_on_the_version(
     # What the stories hold, so that an empty answer cannot pass.
     if story == "demo":
         assert shown["Deployment"] == [f"deployment:{stories.demo}/chat-api"]
-        assert len(shown["ModelVersion"]) == 3 and len(shown["Run"]) == 7
+        # 8 runs: pretraining, fine-tuning, the sweep's five and the scale-up of its run #4
+        assert len(shown["ModelVersion"]) == 3 and len(shown["Run"]) == 8
         # chat-1b 1.1.0 was evaluated on eval-suite v1 (acc 0.66) and v2 (acc 0.55).
         [newer] = [i for i in answer["impact"] if i["node"]["id"].endswith("/chat-1b@1.1.0")]
         scores = [(r["datasets"], r["metric"], r["value"]) for r in newer["evaluationResults"]]
@@ -680,12 +681,16 @@ def test_best_version_is_the_answers(explorer: Explorer, api: Api, stories: Stor
     best = api.data(stories.reader, _BEST, {"model": model, "datasets": [eval_v1]})
     best = best["bestModelVersion"]
     _check_best(explorer, best)
-    # The demo's answer: the sweep's 1.1.0 beats the deployed 1.0.0; only lr changed.
+    # The demo's answer: the sweep's 1.1.0 beats the deployed 1.0.0; lr changed, and the
+    # sweep's run recorded its resources where the deployed model's run recorded none.
     assert best["best"]["modelVersion"] == f"{model}@1.1.0"
     assert best["previousBest"]["modelVersion"] == f"{model}@1.0.0"
     assert [row[:2] for row in _changed_fields(best["diff"])] == [
         ("metrics", "val/loss"),
         ("params", "lr"),
+        ("resources", "accelerator"),
+        ("resources", "devices_per_node"),
+        ("resources", "num_nodes"),
     ]
 
     # By name within the project, without an evaluation set: two sets, so no answer but a

@@ -140,6 +140,17 @@ def name_problem(template: str, name: str | None, facts: Mapping[str, str | None
     return f"{name!r} does not follow the rule {template!r}"
 
 
+def day_of(at: str | None) -> str | None:
+    """The ``{date}`` fact of a record recorded at the stored time `at`: ``YYYYMMDD``."""
+    return at[:10].replace("-", "") if at else None
+
+
+def job_of(record: str, run: str | None, experiment: str | None) -> str:
+    """What counts as one job writing an output `record`: the experiment of the run that wrote
+    it, else that run, else the output itself (one URI holds one job's outputs)."""
+    return experiment or run or record
+
+
 def place_problem(uri: str, roots: Sequence[str]) -> str | None:
     """Why an output at `uri` is out of place for a project with `roots` (None: in place).
     A personal path is out of place whatever the roots; with no roots declared, any other

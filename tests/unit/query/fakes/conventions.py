@@ -5,14 +5,14 @@ outputs answered from nodes and edges as `ConventionReader`'s Cypher answers the
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from support.contract_graphs_recipes import ViewGraph
 
 from provgraph.query.read.convention_reads import Named, Output, latest_conventions
 from provgraph.query.read.model import EdgeView, NodeView, Scope
-from provgraph.schemas.conventions import NO_CONVENTIONS, Conventions, NamedKind
+from provgraph.schemas.conventions import NO_CONVENTIONS, Conventions, NamedKind, day_of
 from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.ids import project_id
 from provgraph.schemas.records import POLICY_RECORDS
@@ -68,7 +68,7 @@ class FakeConventionReads:
                 found.append(named)
         found.sort(key=lambda r: (r.recorded_at or "", r.id))
         return [
-            Named(r.id, r.name, r.recorded_at, {**r.facts, "project": project, "date": _day(r)})
+            Named(r.id, r.name, r.recorded_at, _with_own(r.facts, project, r.recorded_at))
             for r in found[:limit]
         ]
 
@@ -120,6 +120,8 @@ class FakeConventionReads:
         return [t[3] for t in found[:limit]]
 
 
-def _day(named: Named) -> str | None:
-    at = named.recorded_at
-    return at[:10].replace("-", "") if at else None
+def _with_own(
+    facts: Mapping[str, str | None], project: str, at: str | None
+) -> dict[str, str | None]:
+    """`facts` with those every kind has: the project and the day the record was recorded."""
+    return {**facts, "project": project, "date": day_of(at)}

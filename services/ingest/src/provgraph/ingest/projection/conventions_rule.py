@@ -30,6 +30,8 @@ from provgraph.ingest.projection.mutations import (
 from provgraph.schemas.conventions import (
     Conventions,
     NamedKind,
+    day_of,
+    job_of,
     name_problem,
     place_problem,
     render,
@@ -105,7 +107,7 @@ def named(
     if kind is None:
         return None
     at = change.record.occurred_at
-    facts: dict[str, str | None] = {"project": change.record.project, "date": _day(at)}
+    facts: dict[str, str | None] = {"project": change.record.project, "date": day_of(at)}
     if kind is NamedKind.RUN:
         commit = _value(node, "code_commit")
         facts |= {
@@ -132,10 +134,6 @@ def named(
         return None  # a snapshot without an image names none
     facts["environment"] = _value(node, "key")
     return kind, image if tag is None else f"{image}:{tag}", facts
-
-
-def _day(at: str | None) -> str | None:
-    return at[:10].replace("-", "") if at else None
 
 
 def convention_error(
@@ -200,11 +198,9 @@ def experiment_of(change: EventMutations, node: NodeUpsert) -> str | None:
     return None
 
 
-def job_of(record: str, run: str | None, experiments: Mapping[str, str | None]) -> str:
-    """What counts as one job: the run's experiment, else the run, else the record itself."""
-    if run is None:
-        return record
-    return experiments.get(run) or run
+def job(record: str, run: str | None, experiments: Mapping[str, str | None]) -> str:
+    """`conventions.job_of` the output `record`, its run's experiment read from `experiments`."""
+    return job_of(record, run, experiments.get(run) if run is not None else None)
 
 
 def taken(

@@ -57,7 +57,7 @@ from provgraph.ingest.projection.conventions_rule import (
     CONVENTION_EVENTS,
     convention_error,
     experiment_of,
-    job_of,
+    job,
     output_of,
     taken,
 )
@@ -314,7 +314,7 @@ def _taken(
     if output is None:
         return None
     uri, run = output
-    return taken(node.id, uri, job_of(node.id, run, facts.experiments), facts.writers)
+    return taken(node.id, uri, job(node.id, run, facts.experiments), facts.writers)
 
 
 def places_wanted(
@@ -329,19 +329,16 @@ def places_wanted(
         if any(p.conventions.require_places for p in history.values())
     }
     for change in changes:
-        node = own_node(change)
-        stated = stated_policy(node) if node is not None else None
-        if (
-            change.record.event_type == POLICY_EVENT
-            and stated
-            and stated.conventions.require_places
-        ):
-            placing.add(change.record.project)
+        if change.record.event_type == POLICY_EVENT:
+            node = own_node(change)
+            stated = stated_policy(node) if node is not None else None
+            if stated is not None and stated.conventions.require_places:
+                placing.add(change.record.project)
     uris, runs = set(), set()
-    for change in changes:
-        node = own_node(change)
+    for change in changes if placing else ():
+        node = own_node(change) if change.record.project in placing else None
         output = output_of(change, node) if node is not None else None
-        if output is not None and change.record.project in placing:
+        if output is not None:
             uris.add(output[0])
             if output[1] is not None:
                 runs.add(output[1])
@@ -356,8 +353,7 @@ def _learn(change: EventMutations, node: NodeUpsert, facts: RecordFacts, at: str
     output = output_of(change, node)
     if output is not None:
         uri, run = output
-        job = job_of(node.id, run, facts.experiments)
-        facts.writers.setdefault(uri, []).append((node.id, job))
+        facts.writers.setdefault(uri, []).append((node.id, job(node.id, run, facts.experiments)))
     failed = recorded_gates(node) if change.record.event_type == DATASET_VERSION_CREATED else None
     if failed is not None and node.id not in facts.gates:
         facts.gates[node.id] = failed

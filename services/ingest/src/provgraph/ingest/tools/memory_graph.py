@@ -52,6 +52,7 @@ from provgraph.ingest.projection.resolution import (
 )
 from provgraph.ingest.projector.rejections import first_copies
 from provgraph.schemas import Event
+from provgraph.schemas.conventions import job_of
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
     METRIC_SERIES_LABEL,
@@ -193,7 +194,7 @@ class MemoryGraph(BatchWriter, GraphView):
                 if props.get("uri") != uri and props.get("storage_uri") != uri:
                     continue
                 run = self._made_by.get(node_id)
-                job = (self._part_of.get(run) if run else None) or run or node_id
+                job = job_of(node_id, run, self._part_of.get(run) if run else None)
                 found.append((str(props.get(FIRST_SEEN_AT) or ""), node_id, job))
             if found:
                 writers[uri] = [(node_id, job) for _, node_id, job in sorted(found)]

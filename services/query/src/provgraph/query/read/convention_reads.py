@@ -23,7 +23,7 @@ from provgraph.query.read.convert import scope_params
 from provgraph.query.read.fragments import live, visible
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
-from provgraph.schemas.conventions import NO_CONVENTIONS, Conventions, NamedKind
+from provgraph.schemas.conventions import NO_CONVENTIONS, Conventions, NamedKind, day_of
 from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.ids import project_id
 from provgraph.schemas.records import POLICY_RECORDS
@@ -147,10 +147,6 @@ def latest_conventions(history: Mapping[str, Any]) -> Conventions:
     return Conventions.from_stored(data) if isinstance(data, dict) else NO_CONVENTIONS
 
 
-def _day(at: str | None) -> str | None:
-    return at[:10].replace("-", "") if at else None
-
-
 class ConventionReader:
     """`ConventionReads` over Neo4j."""
 
@@ -176,7 +172,7 @@ class ConventionReader:
                 r["id"],
                 r["name"],
                 r["at"],
-                {**r["facts"], "project": project, "date": _day(r["at"])},
+                {**r["facts"], "project": project, "date": day_of(r["at"])},
             )
             for r in found
         ]

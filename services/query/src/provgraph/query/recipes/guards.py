@@ -23,6 +23,7 @@ from provgraph.query.read.model import Scope
 from provgraph.schemas.conventions import (
     Conventions,
     NamedKind,
+    job_of,
     metric_key,
     name_problem,
     place_problem,
@@ -83,11 +84,6 @@ def name_breaks(template: str, records: Sequence[Named]) -> list[dict[str, Any]]
     return found
 
 
-def _job(output: Output) -> str:
-    """What counts as one job: the run's experiment, else the run, else the record."""
-    return output.experiment or output.run or output.id
-
-
 def out_of_place(outputs: Sequence[Output], roots: Sequence[str]) -> list[dict[str, Any]]:
     """The outputs `place_problem` refuses, with why."""
     found = []
@@ -106,7 +102,7 @@ def shared_uris(outputs: Sequence[Output]) -> list[dict[str, Any]]:
     return [
         {"uri": uri, "writers": [_writer(o) for o in writers]}
         for uri, writers in sorted(by_uri.items())
-        if len({_job(o) for o in writers}) > 1
+        if len({job_of(o.id, o.run, o.experiment) for o in writers}) > 1
     ]
 
 

@@ -30,6 +30,7 @@ from provgraph.ingest.app import create_app
 from provgraph.ingest.graphread import read_graph
 from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.log_reader import read_log_in_order
 from provgraph.schemas import (
     MAX_BATCH_EVENTS,
     EnvironmentSnapshotRecorded,
@@ -189,8 +190,15 @@ def test_incomplete_records_are_422_naming_what_is_missing(
     clean = version(project, "clean", checks={"dedup": True, "pii": True})
     dirty = version(project, "dirty", checks={"dedup": True, "pii": False})
     trains = started(project, train=(clean.subject,))
-    ok = body(clean, dirty, trains, evaluated(project), approved(project))
+    evaluation, approval = evaluated(project), approved(project)
+    ok = body(clean, dirty, trains, evaluation, approval)
     assert http.post("/v1/events", json=ok, headers=writer).status_code == 202
+    # Appended in steps: the log puts what a verdict read strictly before the event judged.
+    at = {
+        json.loads(r.value)["event_id"]: r.timestamp for b in read_log_in_order(settings) for r in b
+    }
+    assert at[str(clean.event_id)] < at[str(trains.event_id)]
+    assert at[str(evaluation.event_id)] < at[str(approval.event_id)]
     project_log(settings, neo4j_driver)
 
     on_dirty = started(project, train=(clean.subject, dirty.subject))

@@ -8,11 +8,12 @@ events and take the same path.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
@@ -55,6 +56,10 @@ from provgraph.schemas import MAX_BATCH_EVENTS, Event, validate_batch
 from provgraph.schemas.limits import MAX_JSON_DEPTH
 
 logger = logging.getLogger(__name__)
+
+# Between two steps of one request (`_append`): more than a millisecond, the append time's
+# resolution, so the broker stamps the next step's events later than the last one's.
+_STEP_GAP_S = 0.002
 
 
 @dataclass
@@ -181,8 +186,8 @@ def ingest_items(
         context.metrics.record_rejected(exc.code, len(events))
         raise
     applied = _check_applied(context, events)
-    _check_discipline(context, events, applied)
-    return _append(context, log, events, caller)
+    steps = _check_discipline(context, events, applied)
+    return _append(context, log, events, caller, steps)
 
 
 def _validated(context: IngestContext, items: list[Any]) -> list[Event]:
@@ -216,14 +221,14 @@ def _check_applied(context: IngestContext, events: list[Event]) -> set[str]:
         raise
 
 
-def _check_discipline(context: IngestContext, events: list[Event], applied: set[str]) -> None:
+def _check_discipline(context: IngestContext, events: list[Event], applied: set[str]) -> list[int]:
     """409 when a snapshot changes a recorded environment, 422 when a run.completed lacks the
     conclusion its project requires or a record another element it requires
-    (`integrity.check_discipline`)."""
+    (`integrity.check_discipline`); else where the batch is appended in steps."""
     if context.facts is None:  # only before the lifespan started
         raise EventLogUnavailableError("the ingest service is starting", retry_after_s=1)
     try:
-        check_discipline(events, context.facts, applied, context.settings.retry_after_s)
+        return check_discipline(events, context.facts, applied, context.settings.retry_after_s)
     except (
         EnvironmentChangedError,
         ConclusionRequiredError,
@@ -235,13 +240,26 @@ def _check_discipline(context: IngestContext, events: list[Event], applied: set[
 
 
 def _append(
-    context: IngestContext, log: EventLog, events: list[Event], caller: Principal
+    context: IngestContext,
+    log: EventLog,
+    events: list[Event],
+    caller: Principal,
+    steps: Sequence[int] = (0,),
 ) -> list[Appended]:
-    """Append the batch, each event stamped with the authenticated principal (a header)."""
+    """Append the batch, each event stamped with the authenticated principal (a header), in
+    `steps` (indexes starting each): a step is sent once the one before it is acknowledged
+    and a millisecond has passed, so its events get later append times on every partition
+    (`discipline.append_steps`). A step that fails leaves the earlier ones appended; the
+    caller's retry sends them again as no-ops (the same event_id and payload)."""
     stamp = [(PRINCIPAL_HEADER, f"principal:{caller.name}".encode())]
     started = time.perf_counter()
+    bounds = [*steps, len(events)]
+    appended: list[Appended] = []
     try:
-        appended = log.append(events, headers=[stamp] * len(events))
+        for n, (begin, end) in enumerate(itertools.pairwise(bounds)):
+            if n:
+                time.sleep(_STEP_GAP_S)
+            appended += log.append(events[begin:end], headers=[stamp] * (end - begin))
     except TransportError as exc:
         settings = context.settings
         error = append_failed(exc, settings.events_topic, settings.retry_after_s)

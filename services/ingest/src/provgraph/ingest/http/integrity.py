@@ -40,6 +40,7 @@ from provgraph.ingest.projection.conventions_rule import NameBreaksRule, PlaceRe
 from provgraph.ingest.projection.discipline import (
     ConclusionRequired,
     EnvironmentChanged,
+    append_steps,
     judge,
 )
 from provgraph.ingest.projection.mutations import ProjectionError
@@ -131,7 +132,7 @@ def check_discipline(
     lookup: FactsLookup,
     applied: Collection[str] = (),
     retry_after_s: int = 5,
-) -> None:
+) -> list[int]:
     """Raise for the first event that breaks the records discipline, judged in request order
     from the graph as it is now (one read): `EnvironmentChangedError` (409) naming the key and
     the differing fields, `ConclusionRequiredError` (422) naming the run,
@@ -140,7 +141,11 @@ def check_discipline(
     naming the output, its URI and the storage roots, `PlaceTakenError` (409) naming the other
     job's output at the same URI;
     `GraphUnavailableError` when the graph cannot be read. An event in `applied` (a retry of
-    an applied event) was judged when it was first appended and is left out."""
+    an applied event) was judged when it was first appended and is left out.
+
+    Returns where the request must be appended in steps for the log's order to agree with
+    the request's wherever a verdict depends on it (`discipline.append_steps`: indexes of
+    `events` starting a step; [0] for one step)."""
     fresh = [i for i, event in enumerate(events) if str(event.event_id) not in applied]
     changes = [project_event(events[i]) for i in fresh]
     facts = _read_graph(
@@ -152,6 +157,7 @@ def check_discipline(
     for index, verdict in zip(fresh, judge(changes, facts, by_log=False), strict=True):
         if verdict is not None:
             raise _discipline_error(index, events[index], verdict)
+    return [0] + [fresh[i] for i in append_steps(changes, facts)[1:]]
 
 
 def _read_graph(read: Callable[[], T], what: str, message: str, retry_after_s: int) -> T:

@@ -397,3 +397,59 @@ def facts_of(
         set(evaluated),
         {**{d: at for d, (_, at) in gates.items()}, **evaluated},
     )
+
+
+# ---- one request's order in the log ----------------------------------------------------------
+
+
+def append_steps(changes: Sequence[EventMutations], facts: RecordFacts) -> list[int]:
+    """Where one request must be appended in steps, as indexes of `changes` starting a step
+    (the first is 0): before each event whose verdict at ingest read what an earlier event of
+    the request, of another subject, recorded (a policy, gates, an evaluation, an output or
+    a run's experiment where places are required), and before a policy that follows events
+    of its project judged under the old one.
+
+    Ingest judges a request in its own order; the projector, `replay` and `verify` judge by
+    the log's, where events of different subjects land on their own partitions and those of
+    one step may take any order. Appending each step only once the one before it is
+    acknowledged, a millisecond later, makes the log's order agree wherever a verdict
+    depends on it. A project without a policy reads nothing of the sort: one step."""
+    steps, taught = [0], dict[tuple[str, str], set[str]]()
+    for index, change in enumerate(changes):
+        node = own_node(change)
+        if node is None or not facts.policies.get(change.record.project):
+            continue
+        subject = change.record.subject
+        reads, teaches = _reads_teaches(change, node, facts)
+        if any(taught.get(key, set()) - {subject} for key in reads):
+            steps.append(index)
+            taught = {}
+        for key in teaches:
+            taught.setdefault(key, set()).add(subject)
+    return steps if len(changes) else []
+
+
+def _reads_teaches(
+    change: EventMutations, node: NodeUpsert, facts: RecordFacts
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """What the event's verdict reads, and what it records for later verdicts, as keys."""
+    kind, project = change.record.event_type, change.record.project
+    reads: set[tuple[str, str]] = set()
+    teaches: set[tuple[str, str]] = set()
+    if kind == POLICY_EVENT:
+        reads.add(("judged", project))
+        teaches.add(("policy", project))
+    if kind in _POLICED:
+        reads.add(("policy", project))
+        teaches.add(("judged", project))
+    reads |= {("gates", version) for version in train_inputs(change)}
+    if kind == DATASET_VERSION_CREATED:
+        teaches.add(("gates", node.id))
+    if _approves(change):
+        reads.add(("evaluated", node.id))
+    teaches |= {("evaluated", version) for version in evaluated(change)}
+    placing = facts.policy(project).conventions.require_places
+    if placing and (kind == RUN_STARTED or output_of(change, node) is not None):
+        reads.add(("places", project))
+        teaches.add(("places", project))
+    return reads, teaches

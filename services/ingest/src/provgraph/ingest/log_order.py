@@ -14,6 +14,7 @@ and `OrderGate` between the live projector's polls, which fetch partitions uneve
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Protocol, TypeVar
@@ -112,6 +113,18 @@ class OrderGate:
         """`partition` was read to its end: whatever it gets later has an append time at or
         after `before_ms`."""
         self._quiet[partition] = max(before_ms, self._quiet.get(partition, before_ms))
+
+    def trim(self, partition: int, keep: int) -> int | None:
+        """Keep the first `keep` records held of `partition` and forget the rest, and that it
+        was read to its end (it no longer is); the offset of the first record forgotten (to be
+        read again from there), None when nothing was."""
+        lane = self._held.get(partition)
+        if lane is None or len(lane) <= keep:
+            return None
+        first = lane[keep].offset
+        self._held[partition] = deque(itertools.islice(lane, keep))
+        self._quiet.pop(partition, None)
+        return first
 
     def drop(self, partitions: Collection[int]) -> None:
         """Forget what is held of `partitions` and what was known of them (a seek, a revoke)."""

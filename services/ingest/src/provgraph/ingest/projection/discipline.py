@@ -416,8 +416,10 @@ def append_steps(changes: Sequence[EventMutations], facts: RecordFacts) -> list[
     depends on it. A project without a policy reads nothing of the sort: one step."""
     steps, taught = [0], dict[tuple[str, str], set[str]]()
     for index, change in enumerate(changes):
+        if not facts.policies.get(change.record.project):
+            continue
         node = own_node(change)
-        if node is None or not facts.policies.get(change.record.project):
+        if node is None:
             continue
         subject = change.record.subject
         reads, teaches = _reads_teaches(change, node, facts)

@@ -61,9 +61,9 @@ class KafkaEventSource(EventSource):
 
     Its partitions' records come out in the log's order (`log_order.OrderGate`): what a poll
     returns is held until no older record of another partition can still arrive, so the
-    screens judge as `replay` and `verify` do however unevenly Kafka fetched. A partition
-    holding a full batch is paused while the gate waits on the others (memory stays bounded by
-    about a batch per partition).
+    screens judge as `replay` and `verify` do however unevenly Kafka fetched. Of a partition
+    the gate does not wait on, at most a batch is held: the rest is read again later (memory
+    stays bounded by about a batch per partition).
     """
 
     def __init__(self, settings: IngestSettings) -> None:
@@ -165,14 +165,14 @@ class KafkaEventSource(EventSource):
                 self._gate.quiet(tp.partition, since)
 
     def _pace(self, assigned: set[int], waited_on: set[int]) -> None:
-        """Pause the partitions holding a full batch (unless the gate waits on them), so the
-        consumer fetches the others; resume the rest."""
-        full = {p for p in assigned if self._gate.held(p) >= self.max_records} - waited_on
-        paused = {tp.partition for tp in self.consumer.paused()}
-        if full - paused:
-            self.consumer.pause(*(TopicPartition(self._topic, p) for p in full - paused))
-        if paused - full:
-            self.consumer.resume(*(TopicPartition(self._topic, p) for p in paused - full))
+        """Keep at most a batch held per partition the gate does not wait on: the rest is
+        forgotten and the partition sought back to it, to be fetched again once the others
+        caught up (with kafka-python's pause and resume instead, a resumed partition was seen to
+        stop receiving records)."""
+        for partition in assigned - waited_on:
+            first = self._gate.trim(partition, self.max_records)
+            if first is not None:
+                self.consumer.seek(TopicPartition(self._topic, partition), first)
 
     def held(self) -> int:
         """How many records polled are held back for the log's order."""

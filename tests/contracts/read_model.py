@@ -27,6 +27,7 @@ from provgraph.query.read.model import (
     HistoryEntry,
     ImpactItem,
     NodeView,
+    NodeWhere,
     Scope,
 )
 from provgraph.query.read.ports import ReadModel
@@ -293,18 +294,29 @@ class ReadModelContract:
         only_a, both = self.scopes(graph)
         assert reader.list_nodes("Run", only_a).items == graph.by_seen("r1", "r2")
         assert reader.list_nodes("Run", both).items == graph.by_seen("r1", "r2", "r9")
-        assert reader.list_nodes("Run", both, status="failed").items == graph.by_seen("r2")
-        assert reader.list_nodes("Run", both, param=("lr", "0.1")).items == graph.by_seen(
-            "r1", "r9"
-        )
-        assert reader.list_nodes("Run", only_a, param=("lr", "1e-1")).items == graph.by_seen("r1")
-        assert reader.list_nodes("Run", both, since=T3).items == graph.by_seen("r2")
-        assert reader.list_nodes("Run", only_a, until=T3).items == graph.by_seen("r1")
-        assert reader.list_nodes("Run", both, project=graph.b).items == graph.by_seen("r9")
-        assert reader.list_nodes("Run", both, experiment=graph.id("e1")).items == graph.by_seen(
-            "r1", "r2"
-        )
+
+        def runs(scope: Scope, **where: Any) -> tuple[NodeView, ...]:
+            return reader.list_nodes("Run", scope, NodeWhere(**where)).items
+
+        assert runs(both, status="failed") == graph.by_seen("r2")
+        assert runs(both, param=("lr", "0.1")) == graph.by_seen("r1", "r9")
+        assert runs(only_a, param=("lr", "1e-1")) == graph.by_seen("r1")
+        assert runs(both, since=T3) == graph.by_seen("r2")
+        assert runs(only_a, until=T3) == graph.by_seen("r1")
+        assert runs(both, project=graph.b) == graph.by_seen("r9")
+        assert runs(both, experiment=graph.id("e1")) == graph.by_seen("r1", "r2")
         assert reader.list_nodes("DatasetVersion", only_a).items == graph.by_seen("web1", "web2")
+        uses_web1 = NodeWhere(uses=graph.id("web1"))
+        assert reader.list_nodes("Run", both, uses_web1).items == graph.by_seen("r1", "r9")
+        assert reader.list_nodes("Run", only_a, uses_web1).items == graph.by_seen("r1")
+        assert reader.list_nodes("ModelVersion", both, uses_web1).items == graph.by_seen(
+            "chat", "old", "spy"
+        )
+        uses_secret = NodeWhere(uses=graph.id("secret"))
+        assert reader.list_nodes("Run", both, uses_secret).items == graph.by_seen("r9")
+        assert reader.list_nodes("Run", only_a, uses_secret).items == ()
+        both_filters = NodeWhere(uses=graph.id("web2"), status="failed", param=("lr", "0.2"))
+        assert reader.list_nodes("Run", both, both_filters).items == graph.by_seen("r2")
         pages, after = [], None
         while True:
             page = reader.list_nodes("Run", both, first=1, after=after)
@@ -321,6 +333,14 @@ class ReadModelContract:
         assert reader.search("WEB", only_a) == graph.by_id("web", "web1", "web2")
         assert reader.search("WEB", both) == graph.by_id("web", "web1", "web2", "secret")
         assert reader.search("web", both, types=["Dataset"]) == graph.by_id("web")
+        assert reader.search("TRAIN", both, where=NodeWhere(status="failed")) == graph.by_id("r2")
+        uses_web1 = NodeWhere(uses=graph.id("web1"))
+        assert reader.search("", both, types=["Run"], where=uses_web1) == graph.by_id("r1", "r9")
+        made = graph.by_id("r1", "ckpt", "chat", "old")
+        assert reader.search("", only_a, where=uses_web1) == made
+        assert reader.search("web", both, where=NodeWhere(project=graph.b)) == graph.by_id("secret")
+        since = NodeWhere(experiment=graph.id("e1"), since=T3, param=("lr", "2e-1"))
+        assert reader.search("train", both, where=since) == graph.by_id("r2")
         assert (
             reader.search("web", both, first=2) == graph.by_id("web", "web1", "web2", "secret")[:2]
         )

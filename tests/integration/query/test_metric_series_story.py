@@ -151,3 +151,22 @@ def test_neo4j_holds_the_graph_the_log_folds_to_in_memory(
     assert f"{story['a']}#train/loss" in expected.nodes
     assert diff(expected, Neo4jGraph(neo4j_driver).canonical(story["p"])) == []
     assert not [k for k in Neo4jGraph(neo4j_driver).canonical(story["q"]).nodes if "#" in k]
+
+
+def test_nodes_and_search_keep_the_runs_whose_last_logged_value_meets_a_metric(
+    neo4j_driver: Driver, story: dict[str, Any]
+) -> None:
+    p = story["p"]
+
+    def nodes(metric: str) -> list[str]:
+        query = f'{{ nodes(type: RUN, filter: {{ project: "{p}", metric: "{metric}" }}) '
+        return [n["id"] for n in data(neo4j_driver, query + "{ items { id } } }")["nodes"]["items"]]
+
+    assert nodes("train/loss<2.5") == [story["a"]]  # its last logged value: 2.4 at step 2000
+    assert nodes("last:val/loss=2.65") == [story["a"]]
+    assert nodes("val/loss<2.65") == []
+    searched = data(
+        neo4j_driver,
+        f'{{ search(text: "", filter: {{ project: "{p}", metric: "train/loss<=2.4" }}) {{ id }} }}',
+    )
+    assert searched == {"search": [{"id": story["a"]}]}

@@ -12,7 +12,7 @@ from provgraph.cli.demo_story import demo_events
 from provgraph.ingest.projection import project_event
 from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read.model import Direction, Scope
+from provgraph.query.read.model import Direction, NodeWhere, Scope
 from provgraph.query.read.ports import ReadModel
 from provgraph.query.read.readers import neo4j_readers
 from provgraph.schemas import EntityDeleted, Event
@@ -68,7 +68,7 @@ def test_deleted_later_still_shows_as_of_before(
     _delete(neo4j_driver, project, deploy)
     now = reader.node(deploy, EVERYTHING)
     assert now is not None and now.deleted_at == "2026-01-06T09:00:00.000000Z"
-    assert reader.list_nodes("Deployment", EVERYTHING, project=project).items == ()
+    assert reader.list_nodes("Deployment", EVERYTHING, NodeWhere(project=project)).items == ()
     web1 = f"dataset:{project}/web-corpus@v1"
     assert deploy not in {i.node.id for i in reader.impact(web1, EVERYTHING) or []}
     then = reader.impact(web1, EVERYTHING, as_of="2026-01-05T14:00:00.000000Z") or []
@@ -124,19 +124,18 @@ def test_list_filters_and_pagination(reader: ReadModel, project: str) -> None:
     assert len(ids) == 6 and len(set(ids)) == 6 and rest.next_cursor is None
     assert ids[:2] == [f"dataset:{project}/web-corpus@v1", f"dataset:{project}/web-corpus@v2"]
     exp = f"experiment:{project}/exp-001"
-    runs = reader.list_nodes("Run", scope, experiment=exp, status="completed")
+    runs = reader.list_nodes("Run", scope, NodeWhere(experiment=exp, status="completed"))
     assert [n.props["name"] for n in runs.items] == ["pretrain-1b", "chat-sft"]
-    assert [
-        n.props["name"] for n in reader.list_nodes("Run", scope, param=("lr", "1e-05")).items
-    ] == ["chat-sft"]
-    assert [
-        n.props["name"] for n in reader.list_nodes("Run", scope, param=("batch_size", "512")).items
-    ] == ["pretrain-1b"]
+
+    def names(where: NodeWhere) -> list[str]:
+        return [n.props["name"] for n in reader.list_nodes("Run", scope, where).items]
+
+    assert names(NodeWhere(param=("lr", "1e-05"))) == ["chat-sft"]
+    assert names(NodeWhere(param=("batch_size", "512"))) == ["pretrain-1b"]
     window = reader.list_nodes(
         "DatasetVersion",
         scope,
-        since="2026-01-05T10:10:00.000000Z",
-        until="2026-01-05T10:30:00.000000Z",
+        NodeWhere(since="2026-01-05T10:10:00.000000Z", until="2026-01-05T10:30:00.000000Z"),
     )
     assert [n.props["version"] for n in window.items] == ["v2", "v1"]
     with pytest.raises(InvalidArgumentError):

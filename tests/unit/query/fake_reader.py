@@ -27,6 +27,7 @@ from provgraph.query.read.convert import (
 )
 from provgraph.query.read.graph_cypher import ARTIFACT_LABELS
 from provgraph.query.read.model import (
+    EVERY_NODE,
     ColumnLineage,
     Direction,
     EdgeView,
@@ -35,6 +36,7 @@ from provgraph.query.read.model import (
     ImpactItem,
     Lineage,
     NodeView,
+    NodeWhere,
     Page,
     Scope,
 )
@@ -253,13 +255,8 @@ class FakeReader:
         self,
         type: str,
         scope: Scope,
+        where: NodeWhere = EVERY_NODE,
         *,
-        project: str | None = None,
-        experiment: str | None = None,
-        status: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        param: tuple[str, str] | None = None,
         first: int = 50,
         after: str | None = None,
     ) -> Page:
@@ -271,14 +268,7 @@ class FakeReader:
             seen = n.first_seen_at or ""
             return (
                 n.type == label
-                and seen_by(n, scope, None)
-                and _live(n, None)
-                and project in (None, n.project)
-                and status in (None, n.props.get("status"))
-                and (since is None or seen >= since)
-                and (until is None or seen < until)
-                and (param is None or self._has_param(n, *param))
-                and (experiment is None or self._part_of(n, experiment, scope))
+                and self._passes(n, where, scope)
                 and (after_at is None or (seen, n.id) > (after_at, after_id or ""))
             )
 
@@ -287,6 +277,21 @@ class FakeReader:
         more = len(found) > size and bool(items)
         cursor = encode_cursor(items[-1].first_seen_at or "", items[-1].id) if more else None
         return Page(items=items, next_cursor=cursor)
+
+    def _passes(self, n: NodeView, where: NodeWhere, scope: Scope) -> bool:
+        """What `fragments.passes` (with `visible` and `live`) keeps."""
+        seen = n.first_seen_at or ""
+        return (
+            seen_by(n, scope, None)
+            and _live(n, None)
+            and where.project in (None, n.project)
+            and where.status in (None, n.props.get("status"))
+            and (where.since is None or seen >= where.since)
+            and (where.until is None or seen < where.until)
+            and (where.param is None or self._has_param(n, *where.param))
+            and (where.experiment is None or self._part_of(n, where.experiment, scope))
+            and (where.uses is None or self._uses(n, where.uses, scope))
+        )
 
     def _has_param(self, node: NodeView, name: str, value: str) -> bool:
         stored = node.props.get(param_key(name))
@@ -298,14 +303,26 @@ class FakeReader:
         steps = self._steps(node.id, UP, frozenset({Rel.PART_OF.value}), scope, None)
         return any(n.id == experiment and n.type == Label.EXPERIMENT for _, n in steps)
 
+    def _uses(self, node: NodeView, version: str, scope: Scope) -> bool:
+        """`node` used the dataset version, or a run that generated it did."""
+
+        def targets(of: str, rel: Rel, label: Label) -> list[str]:
+            steps = self._steps(of, UP, frozenset({rel.value}), scope, None)
+            return [n.id for _, n in steps if n.type == label]
+
+        makers = targets(node.id, Rel.GENERATED_BY, Label.RUN)
+        return any(
+            version in targets(n, Rel.USED, Label.DATASET_VERSION) for n in [node.id, *makers]
+        )
+
     def search(
         self,
         text: str,
         scope: Scope,
         *,
         types: Sequence[str] = (),
+        where: NodeWhere = EVERY_NODE,
         first: int = 50,
-        project: str | None = None,
     ) -> list[NodeView]:
         self.calls["search"] += 1
         labels, size, needle = (
@@ -316,9 +333,7 @@ class FakeReader:
         found = [
             n
             for n in self.by_id.values()
-            if seen_by(n, scope, None)
-            and _live(n, None)
-            and (project is None or n.project == project)
+            if self._passes(n, where, scope)
             and (needle in str(n.props.get("name") or "").lower() or needle in n.id.lower())
             and (not labels or n.type in labels)
         ]

@@ -25,6 +25,9 @@ class QuerySettings(Neo4jSettings, AuthSettings):
     lineage_max_limit: int = 10_000
     page_default_size: int = 50
     page_max_size: int = 500
+    # `nodes` with a metric condition: the runs read at most to fill one page (the cursor then
+    # continues after the last one read).
+    list_scan_max: int = Field(default=5000, ge=1)
     # `effects`: the latest runs of a project read for one table (the earliest are left out).
     effects_max_runs: int = Field(default=5000, ge=1)
     # `search` (lessons): the best matches of the text the filters then narrow.

@@ -17,7 +17,8 @@ from provgraph.query.graphql.lineage import HistoryEntry, HistoryPage, NodeConne
 from provgraph.query.graphql.models import ModelVersion
 from provgraph.query.graphql.node import Node, to_node
 from provgraph.query.graphql.runs import Experiment
-from provgraph.query.read.model import NodeView
+from provgraph.query.read.model import NodeView, NodeWhere
+from provgraph.query.recipes.listing import Listing
 from provgraph.schemas.graph import Label
 
 
@@ -32,7 +33,7 @@ class ParamFilter:
     value: str
 
 
-@strawberry.input(description="Filters of `nodes`; all given ones must hold.")
+@strawberry.input(description="Filters of `nodes` and `search`; all given ones must hold.")
 class NodeFilter:
     project: str | None = None
     experiment: str | None = strawberry.field(default=None, description="An experiment id.")
@@ -40,6 +41,37 @@ class NodeFilter:
     since: str | None = strawberry.field(default=None, description="first seen at or after")
     until: str | None = strawberry.field(default=None, description="first seen before")
     param: ParamFilter | None = None
+    metric: str | None = strawberry.field(
+        default=None,
+        description="A run's metric condition such as `final:val/loss<1.5` (operators < <= > "
+        ">= =; a bare name is its final value, else its last logged one): keeps runs only.",
+    )
+    uses: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="A dataset version id the node used, or the run that generated it used.",
+    )
+
+    def where(self, project: str | None = None) -> NodeWhere:
+        """The read model's filter; `project` (search's own argument) must agree with it."""
+        if None not in (project, self.project) and project != self.project:
+            raise InvalidArgumentError(
+                f"project: given twice, as {project!r} and in the filter as {self.project!r}",
+                argument="project",
+            )
+        return NodeWhere(
+            project=self.project if project is None else project,
+            experiment=self.experiment,
+            status=self.status,
+            since=stamp("since", self.since),
+            until=stamp("until", self.until),
+            param=(self.param.name, self.param.value) if self.param else None,
+            uses=None if self.uses is None else str(self.uses),
+        )
+
+
+def _listing(info: Info) -> Listing:
+    settings = info.context.settings
+    return Listing(info.context.reader, settings.list_scan_max, settings.page_max_size)
 
 
 def _by_name_and_version(node: type[Node], label: Label, description: str) -> Any:
@@ -92,21 +124,20 @@ class LookupQuery:
     ) -> NodeConnection:
         ctx, f = info.context, filter or NodeFilter()
         page = await ctx.call(
-            ctx.reader.list_nodes,
+            _listing(info).nodes,
             type.value,
             ctx.scope,
-            project=f.project,
-            experiment=f.experiment,
-            status=f.status,
-            since=stamp("since", f.since),
-            until=stamp("until", f.until),
-            param=(f.param.name, f.param.value) if f.param else None,
+            f.where(),
+            metric=f.metric,
             first=page_size(first, ctx.settings),
             after=after,
         )
         return NodeConnection(items=[to_node(v) for v in page.items], next_cursor=page.next_cursor)
 
-    @field(description="Case-insensitive search over names and ids, within `project` if given.")
+    @field(
+        description="Case-insensitive search over names and ids, within `project` if given, "
+        "kept to `types` and to what `filter` asks (the filters of `nodes`)."
+    )
     async def search(
         self,
         info: Info,
@@ -114,11 +145,17 @@ class LookupQuery:
         types: list[NodeType] | None = None,
         first: int | None = None,
         project: str | None = None,
+        filter: NodeFilter | None = None,
     ) -> list[Node]:
-        ctx = info.context
-        size = page_size(first, ctx.settings)
+        ctx, f = info.context, filter or NodeFilter()
         found = await ctx.call(
-            ctx.reader.search, text, ctx.scope, types=labels(types), first=size, project=project
+            _listing(info).search,
+            text,
+            ctx.scope,
+            types=labels(types),
+            where=f.where(project),
+            metric=f.metric,
+            first=page_size(first, ctx.settings),
         )
         return [to_node(v) for v in found]
 

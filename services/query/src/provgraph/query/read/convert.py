@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read.model import EdgeView, GraphPath, NodeView, Scope
+from provgraph.query.read.model import EdgeView, GraphPath, NodeView, NodeWhere, Scope
 from provgraph.schemas import storage
 from provgraph.schemas.graph import Label, Rel
 
@@ -124,6 +124,24 @@ def scope_params(scope: Scope, as_of: str | None = None) -> dict[str, Any]:
         "all": projects is None,
         "projects": sorted(projects) if projects is not None else [],
         "as_of": as_of,
+    }
+
+
+def where_params(where: NodeWhere) -> dict[str, Any]:
+    """The parameters of `fragments.passes`: a run parameter as its stored property, its
+    value as text and, when it reads as one, as a number."""
+    name, value = where.param if where.param else (None, None)
+    key = storage.param_key(name) if name is not None else None
+    return {
+        "project": where.project,
+        "experiment": where.experiment,
+        "status": where.status,
+        "since": where.since,
+        "until": where.until,
+        "param_key": key,
+        "param_value": value,
+        "param_number": as_number(value) if value is not None else None,
+        "uses": where.uses,
     }
 
 

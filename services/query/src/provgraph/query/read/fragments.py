@@ -11,7 +11,7 @@ only as parameters. Each reader's own queries stand beside it (`graph_cypher.py`
 
 from __future__ import annotations
 
-from provgraph.schemas.graph import Label
+from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.storage import DELETED_AT, FIRST_SEEN_AT, PROJECT
 
 
@@ -37,3 +37,24 @@ def live(var: str) -> str:
 def kind(var: str) -> str:
     """The lineage type of node `var`: its label other than `Entity`."""
     return f"[l IN labels({var}) WHERE l <> '{Label.ENTITY}'][0]"
+
+
+def passes(var: str) -> str:
+    """`var` passes the filters of `model.NodeWhere` bound as `convert.where_params` binds them
+    ($project, $experiment, $status, $since, $until, $param_key/$param_value/$param_number,
+    $uses); a null filter holds."""
+    return f"""(($project IS NULL OR {var}.{PROJECT} = $project)
+  AND ($status IS NULL OR {var}.status = $status)
+  AND ($since IS NULL OR {var}.{FIRST_SEEN_AT} >= $since)
+  AND ($until IS NULL OR {var}.{FIRST_SEEN_AT} < $until)
+  AND ($param_key IS NULL OR toString({var}[$param_key]) = $param_value
+       OR ($param_number IS NOT NULL AND {var}[$param_key] = $param_number))
+  AND ($experiment IS NULL OR EXISTS {{
+        MATCH ({var})-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT} {{id: $experiment}})
+        WHERE {visible("x")} }})
+  AND ($uses IS NULL
+       OR EXISTS {{ MATCH ({var})-[:{Rel.USED}]->(u:{Label.DATASET_VERSION} {{id: $uses}})
+                    WHERE {visible("u")} }}
+       OR EXISTS {{ MATCH ({var})-[:{Rel.GENERATED_BY}]->(r:{Label.RUN})
+                          -[:{Rel.USED}]->(u:{Label.DATASET_VERSION} {{id: $uses}})
+                    WHERE {visible("r")} AND {visible("u")} }}))"""

@@ -14,7 +14,7 @@ so the depth is written into the text, only ever as an int checked by `_bounded`
 
 from __future__ import annotations
 
-from provgraph.query.read.fragments import live, rel_visible, visible
+from provgraph.query.read.fragments import live, passes, rel_visible, visible
 from provgraph.query.read.model import Direction
 from provgraph.schemas.graph import APPLIED_EVENT_LABEL, TOUCHED_REL, Label, Rel
 from provgraph.schemas.storage import PROJECT
@@ -81,19 +81,11 @@ LIMIT 1
 
 
 def list_nodes(label: Label) -> str:
-    """A page of `label` nodes ordered by (first_seen_at, id), after the cursor's position."""
+    """A page of `label` nodes passing the filters, ordered by (first_seen_at, id), after the
+    cursor's position."""
     return f"""
 MATCH (n:{label})
-WHERE {visible("n")} AND {live("n")}
-  AND ($project IS NULL OR n.project = $project)
-  AND ($status IS NULL OR n.status = $status)
-  AND ($since IS NULL OR n.first_seen_at >= $since)
-  AND ($until IS NULL OR n.first_seen_at < $until)
-  AND ($param_key IS NULL OR toString(n[$param_key]) = $param_value
-       OR ($param_number IS NOT NULL AND n[$param_key] = $param_number))
-  AND ($experiment IS NULL OR EXISTS {{
-        MATCH (n)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT} {{id: $experiment}})
-        WHERE {visible("x")} }})
+WHERE {visible("n")} AND {live("n")} AND {passes("n")}
   AND ($after_at IS NULL OR n.first_seen_at > $after_at
        OR (n.first_seen_at = $after_at AND n.id > $after_id))
 RETURN n
@@ -104,8 +96,7 @@ LIMIT $fetch
 
 SEARCH = f"""
 MATCH (n:{Label.ENTITY})
-WHERE {visible("n")} AND {live("n")}
-  AND ($project IS NULL OR n.{PROJECT} = $project)
+WHERE {visible("n")} AND {live("n")} AND {passes("n")}
   AND (toLower(coalesce(n.name, '')) CONTAINS $text OR toLower(n.id) CONTAINS $text)
   AND (size($types) = 0 OR any(label IN labels(n) WHERE label IN $types))
 RETURN n

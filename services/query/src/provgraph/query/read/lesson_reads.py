@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from provgraph.query.read.convert import scope_params
-from provgraph.query.read.fragments import kind, live, visible
+from provgraph.query.read.fragments import kind, live, passes, visible
 from provgraph.query.read.model import Scope
 from provgraph.query.read.session import ReadSession
 from provgraph.schemas.graph import LESSONS_INDEX, Label, Rel
@@ -38,18 +38,8 @@ class LessonFilter:
 LESSONS = f"""
 CALL db.index.fulltext.queryNodes('{LESSONS_INDEX}', $query, {{limit: $candidates}})
 YIELD node AS n, score
-WHERE {visible("n")} AND {live("n")}
-  AND ($project IS NULL OR n.project = $project)
+WHERE {visible("n")} AND {live("n")} AND {passes("n")}
   AND (size($labels) = 0 OR any(l IN labels(n) WHERE l IN $labels))
-  AND ($status IS NULL OR n.status = $status)
-  AND ($param_key IS NULL OR toString(n[$param_key]) = $param_value
-       OR ($param_number IS NOT NULL AND n[$param_key] = $param_number))
-  AND ($uses IS NULL
-       OR EXISTS {{ MATCH (n)-[:{Rel.USED}]->(u:{Label.DATASET_VERSION} {{id: $uses}})
-                    WHERE {visible("u")} }}
-       OR EXISTS {{ MATCH (n)-[:{Rel.GENERATED_BY}]->(r:{Label.RUN})
-                          -[:{Rel.USED}]->(u:{Label.DATASET_VERSION} {{id: $uses}})
-                    WHERE {visible("r")} AND {visible("u")} }})
 RETURN {kind("n")} AS type, properties(n) AS props, score,
   head([(n)-[:{Rel.PART_OF}]->(x:{Label.EXPERIMENT}) WHERE {visible("x")} | x.id]) AS experiment
 ORDER BY score DESC, n.id
@@ -100,6 +90,9 @@ class LessonReader:
             "param_value": where.param_value,
             "param_number": where.param_number,
             "uses": where.uses,
+            "experiment": None,
+            "since": None,
+            "until": None,
         }
         return [
             LessonHit(

@@ -41,6 +41,29 @@ class Scope:
 
 
 @dataclass(frozen=True)
+class NodeWhere:
+    """What listed or searched nodes must also be; an unset filter holds for every node.
+
+    `project`; `experiment` (an experiment id the node is part of); `status`; `since`/`until`
+    (first seen, inclusive/exclusive); `param` = (name, value): a run parameter equal to the
+    value as text, or as a number when the value is one; `uses`: a dataset version id the node
+    used, or the run that generated it used.
+    """
+
+    project: str | None = None
+    experiment: str | None = None
+    status: str | None = None
+    since: str | None = None
+    until: str | None = None
+    param: tuple[str, str] | None = None
+    uses: str | None = None
+
+
+EVERY_NODE = NodeWhere()
+"""No filter: every node passes."""
+
+
+@dataclass(frozen=True)
 class NodeView:
     """One node: its label as `type` (e.g. "ModelVersion"), bookkeeping, and its properties.
 

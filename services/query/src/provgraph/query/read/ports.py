@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from provgraph.query.read.model import (
+    EVERY_NODE,
     ColumnLineage,
     DatasetDetail,
     Direction,
@@ -25,6 +26,7 @@ from provgraph.query.read.model import (
     JobDetail,
     Lineage,
     NodeView,
+    NodeWhere,
     Page,
     RunDetail,
     Scope,
@@ -71,17 +73,13 @@ class ReadModel(Protocol):
         self,
         type: str,
         scope: Scope,
+        where: NodeWhere = EVERY_NODE,
         *,
-        project: str | None = None,
-        experiment: str | None = None,
-        status: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        param: tuple[str, str] | None = None,
         first: int = 50,
         after: str | None = None,
     ) -> Page:
-        """Nodes of a type with filters, ordered by (first_seen_at, id), cursor-paginated."""
+        """Live nodes of a type passing `where`, ordered by (first_seen_at, id),
+        cursor-paginated."""
 
     def search(
         self,
@@ -89,11 +87,11 @@ class ReadModel(Protocol):
         scope: Scope,
         *,
         types: Sequence[str] = (),
+        where: NodeWhere = EVERY_NODE,
         first: int = 50,
-        project: str | None = None,
     ) -> list[NodeView]:
-        """Case-insensitive substring search over names and ids (within `project` when
-        given)."""
+        """Case-insensitive substring search over names and ids of live nodes passing `where`,
+        by id."""
 
     def projects(self, scope: Scope) -> list[str]:
         """The projects of the nodes the caller may read, by name (every project that has a

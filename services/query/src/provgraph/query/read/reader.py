@@ -16,7 +16,6 @@ from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read import graph_cypher
 from provgraph.query.read.column_reads import ColumnReads, column_lineage
 from provgraph.query.read.convert import (
-    as_number,
     bounded,
     decode_cursor,
     edge_view,
@@ -27,8 +26,10 @@ from provgraph.query.read.convert import (
     rel_of,
     scope_params,
     uri_variants,
+    where_params,
 )
 from provgraph.query.read.model import (
+    EVERY_NODE,
     ColumnLineage,
     Direction,
     EdgeView,
@@ -37,13 +38,13 @@ from provgraph.query.read.model import (
     ImpactItem,
     Lineage,
     NodeView,
+    NodeWhere,
     Page,
     Scope,
 )
 from provgraph.query.read.session import ReadSession
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas import issued_name
-from provgraph.schemas.storage import param_key
 
 _NEIGHBOUR_ARROWS = {
     Direction.UPSTREAM: ("-", "->"),
@@ -125,35 +126,19 @@ class GraphReader:
         self,
         type: str,
         scope: Scope,
+        where: NodeWhere = EVERY_NODE,
         *,
-        project: str | None = None,
-        experiment: str | None = None,
-        status: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        param: tuple[str, str] | None = None,
         first: int = 50,
         after: str | None = None,
     ) -> Page:
-        """Live nodes of a type, filtered, ordered by (first_seen_at, id); `since` inclusive,
-        `until` exclusive; `param` = (name, value) compares the run parameter as text."""
+        """Live nodes of a type passing `where`, ordered by (first_seen_at, id); `since`
+        inclusive, `until` exclusive; a param compared as text (or as a number)."""
         size = self._page_size(first)
         after_at, after_id = decode_cursor(after)
-        key, value = (param_key(param[0]), param[1]) if param else (None, None)
-        params = {
-            "project": project,
-            "experiment": experiment,
-            "status": status,
-            "since": since,
-            "until": until,
-            "param_key": key,
-            "param_value": value,
-            "param_number": as_number(value) if value is not None else None,
-            "after_at": after_at,
-            "after_id": after_id,
-            "fetch": size + 1,
-        }
-        records = self._read(graph_cypher.list_nodes(label_of(type)), scope, params)
+        params = {**where_params(where), "after_at": after_at, "after_id": after_id}
+        records = self._read(
+            graph_cypher.list_nodes(label_of(type)), scope, {**params, "fetch": size + 1}
+        )
         items = [node_view(r["n"]) for r in records[:size]]
         more = len(records) > size and bool(items)
         cursor = encode_cursor(items[-1].first_seen_at or "", items[-1].id) if more else None
@@ -165,17 +150,16 @@ class GraphReader:
         scope: Scope,
         *,
         types: Sequence[str] = (),
+        where: NodeWhere = EVERY_NODE,
         first: int = 50,
-        project: str | None = None,
     ) -> list[NodeView]:
-        """Case-insensitive substring search over names and ids (live nodes only), within
-        `project` when given."""
-        labels = [label_of(t).value for t in types]
+        """Case-insensitive substring search over names and ids of live nodes passing
+        `where`, by id."""
         params = {
+            **where_params(where),
             "text": text.lower(),
-            "types": labels,
+            "types": [label_of(t).value for t in types],
             "fetch": self._page_size(first),
-            "project": project,
         }
         return [node_view(r["n"]) for r in self._read(graph_cypher.SEARCH, scope, params)]
 

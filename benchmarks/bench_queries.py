@@ -19,14 +19,17 @@ from benchmarks.report import Table, line_plot, percentile, ratio
 from provgraph.query.read import graph_cypher as cypher
 from provgraph.query.read.convert import node_view
 from provgraph.query.read.graph_cypher import LINEAGE_RELS
-from provgraph.query.read.model import Direction, Scope
+from provgraph.query.read.model import Direction, NodeWhere, Scope
 from provgraph.query.recipes.best_env_service import BestAndEnvironments
+from provgraph.query.recipes.checkpoint_stages import CheckpointStages
 from provgraph.query.recipes.compare_service import Comparisons
 from provgraph.query.recipes.cost import Costs
 from provgraph.query.recipes.dossier import Dossiers
 from provgraph.query.recipes.dossier_render import render_markdown
 from provgraph.query.recipes.guards import Guards
 from provgraph.query.recipes.lessons import Lessons
+from provgraph.query.recipes.listing import Listing
+from provgraph.query.recipes.scale_up import ScaleUps
 from provgraph.query.recipes.team_service import TeamQuestions
 
 DEPTHS = (1, 3, 5, 10, 20)
@@ -56,10 +59,32 @@ _GQL_COST = (
 _GQL_LINT_METRICS = (
     "query($p: String!) { lintMetrics(project: $p) { metrics groups { key canonical } } }"
 )
+_GQL_LINT_NAMES = (
+    "query($p: String!) { lintNames(project: $p) { rules kinds { kind checked "
+    "breaks { id suggestion } } } }"
+)
+_GQL_SCALE_UP = (
+    "query($r: ID!) { scaleUp(run: $r) { pilot { id } scaleUp { id } flagged "
+    "otherChanges { name } } }"
+)
+_GQL_STAGES = (
+    "query($r: ID!) { checkpointStages(run: $r) { total "
+    "checkpoints { id step metrics { name value } } } }"
+)
+_METRIC = "final:loss<2.5"
+_GQL_NODES_METRIC = (
+    "query($p: String!) { nodes(type: RUN, first: 50, "
+    f'filter: {{ project: $p, metric: "{_METRIC}" }}) {{ items {{ id }} nextCursor }} }}'
+)
 _GQL_COLLISIONS = (
     "query($p: String!) { collisions(project: $p) { checked outOfPlace { id problem } "
     "shared { uri writers { id } } } }"
 )
+_GUARDS = {
+    "lint-metrics": _GQL_LINT_METRICS,
+    "lint-names": _GQL_LINT_NAMES,
+    "collisions": _GQL_COLLISIONS,
+}
 _GQL_BEST = (
     'query($m: String!) { bestModelVersion(model: $m, metric: "mmlu", higherIsBetter: true) '
     "{ evaluationSets { versions } } }"
@@ -162,13 +187,35 @@ class Sides:
                 "graphql": lambda: self.gql.execute(_GQL_COST, id=a),
                 "raw (recipes via driver)": lambda: costs(a, everything, include_base=True),
             }
-        if kind in ("lint-metrics", "collisions"):  # a: a project
+        if kind in _GUARDS:  # a: a project
             guards = Guards(self.gql.readers.conventions, 10_000)
-            report = guards.lint_metrics if kind == "lint-metrics" else guards.collisions
-            text = _GQL_LINT_METRICS if kind == "lint-metrics" else _GQL_COLLISIONS
+            report = getattr(guards, kind.replace("-", "_"))
+            text = _GUARDS[kind]
             return {
                 "graphql": lambda: self.gql.execute(text, p=a),
                 "raw (recipes via driver)": lambda: report(a, everything),
+            }
+        if kind == "scale-up":  # a: a run that names its pilot
+            scale_up = ScaleUps(self.gql.readers.scale_up, self.gql.readers.series).scale_up
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_SCALE_UP, r=a),
+                "raw (recipes via driver)": lambda: scale_up(a, everything),
+            }
+        if kind == "checkpoints":  # a: a run
+            readers = self.gql.readers
+            stages = CheckpointStages(readers.checkpoints, 200, readers.conventions).stages
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_STAGES, r=a),
+                "raw (recipes via driver)": lambda: stages(a, everything, None),
+            }
+        if kind == "nodes metric":  # a: a project
+            listing = Listing(self.gql.readers.graph, 5000, 500)
+            where = NodeWhere(project=a)
+            return {
+                "graphql": lambda: self.gql.execute(_GQL_NODES_METRIC, p=a),
+                "raw (recipes via driver)": lambda: listing.nodes(
+                    "Run", everything, where, metric=_METRIC, first=50
+                ),
             }
         if kind == "best":  # a: a model id
             best = BestAndEnvironments(self.gql.readers.best_env, self.gql.recipes).best
@@ -252,11 +299,19 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     rows.append(("lessons", _measure([sides.recipes("lessons", p, "") for p in projects], samples)))
     # The shipped model's producing run, its experiment's failed attempts and its base's share.
     rows.append(("cost", _measure([sides.recipes("cost", t, "") for t in tops], samples)))
-    # The guards over a whole project: every metric name of its runs and evaluations, and
-    # every output with its run's experiment (lint-names reads nothing without a naming rule,
-    # which the workload does not declare).
-    for guard in ("lint-metrics", "collisions"):
+    # The guards over a whole project: every metric name of its runs and evaluations, every
+    # run and model version against the project's naming rules, and every output with its
+    # run's experiment.
+    for guard in _GUARDS:
         rows.append((guard, _measure([sides.recipes(guard, p, "") for p in projects], samples)))
+    # A scale-up beside its pilot (the second run of the last experiment scales up the first).
+    scale_ups = [sides.recipes("scale-up", f"run:{p}-e3-r1", "") for p in projects]
+    rows.append(("scale-up", _measure(scale_ups, samples)))
+    stages = [sides.recipes("checkpoints", f"run:{p}-e3-r0", "") for p in projects]
+    rows.append(("checkpoints", _measure(stages, samples)))
+    # A page of a project's runs that meet a final metric's condition.
+    listed = [sides.recipes("nodes metric", p, "") for p in projects]
+    rows.append(("nodes metric", _measure(listed, samples)))
     models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]
     rows.append(("best", _measure(models, samples)))
     rows.append(("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples)))

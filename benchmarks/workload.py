@@ -6,7 +6,10 @@ which fail and are re-cleaned), a weighted mix and an evaluation set; experiment
 log step metrics and save checkpoints every N steps, some failing (and restarted from their
 last checkpoint), some preempted and resumed; the best run of each experiment becomes a model
 version that is evaluated, approved, delivered and deployed, and the next experiment
-fine-tunes from it. Projects repeat until S events exist; the stream is cut at exactly S.
+fine-tunes from it; the second run of each experiment scales up the first (`scaled_from`).
+Last, the project's naming rules (`project.policy.set`: runs and model versions; none
+enforced), which the queries' `lint-names` checks. Projects repeat until S events exist; the
+stream is cut at exactly S.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from provgraph.schemas import (
     Event,
     ExperimentCreated,
     Payload,
+    ProjectPolicySet,
     RunCompleted,
     RunFailed,
     RunMetricsLogged,
@@ -42,6 +46,7 @@ from provgraph.schemas.events.experiment import (
     RunInput,
     RunStartedPayload,
 )
+from provgraph.schemas.events.policy import policy_payload
 from provgraph.schemas.events.run import (
     MetricPoint,
     RunCompletedPayload,
@@ -53,6 +58,8 @@ from provgraph.schemas.events.run import (
 
 EPOCH = datetime(2025, 1, 6, tzinfo=UTC)
 PRODUCER = "https://provgraph.dev/benchmarks/llm-workload"
+NAME_RULES = {"run": "{experiment}-r{run_number}", "model_version": "*.0.0"}
+"""The naming rules every project declares last (runs have no name: each breaks its rule)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,17 @@ class Stream:
     def emit(self, cls: type[Event], project: str, payload: Payload) -> None:
         self.clock += timedelta(milliseconds=self.rng.randrange(1, 2000))
         event_id = uuid.UUID(int=self.rng.getrandbits(128), version=4)
+        self._append(cls, project, payload, event_id)
+
+    def emit_unseeded(self, cls: type[Event], project: str, payload: Payload) -> None:
+        """An event at the clock's time whose id is named from its project and type: the rng
+        is not drawn, so every other event stays what it was without it."""
+        name = f"{PRODUCER}/{project}/{cls.model_fields['event_type'].default}"
+        self._append(cls, project, payload, uuid.uuid5(uuid.NAMESPACE_URL, name))
+
+    def _append(
+        self, cls: type[Event], project: str, payload: Payload, event_id: uuid.UUID
+    ) -> None:
         self.events.append(
             cls.create(
                 project=project,
@@ -125,6 +143,7 @@ class LlmWorkload:
         "model.version.status.changed",
         "deployment.created",
         "deployment.updated",
+        "project.policy.set",
     )
     """Every event type the workload produces (one project holds them all)."""
 
@@ -160,6 +179,8 @@ class LlmWorkload:
         for e in range(self.shape.experiments):
             best = self._experiment(project, e, environment, (train, evaluation), base)
             base = release.ship(best, e, evaluation)
+        policy = policy_payload(names=NAME_RULES, reason="naming rules of the benchmark")
+        self.stream.emit_unseeded(ProjectPolicySet, project, policy)
 
     # -- experiments and runs ----------------------------------------------------------------
 
@@ -213,6 +234,7 @@ class LlmWorkload:
             inputs=inputs,
             base_model=base,
             resumed_from=resumed_from,
+            scaled_from=run_id(f"{project}-e{e}-r0") if r == 1 and not resumed_from else None,
         )
         emit(RunStarted, start)
         fails = resumed_from is None and self.rng.random() < shape.fail_rate

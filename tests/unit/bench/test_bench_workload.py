@@ -7,7 +7,7 @@ import tracemalloc
 from collections import Counter
 
 from benchmarks.pipeline import Spilled
-from benchmarks.workload import LlmWorkload, QueryRoots, build, query_roots, stream
+from benchmarks.workload import NAME_RULES, LlmWorkload, QueryRoots, build, query_roots, stream
 from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import parse_event
 
@@ -93,3 +93,28 @@ def test_spilled_items_come_back_in_order_a_chunk_at_a_time() -> None:
     path = spilled.path
     del spilled
     assert not path.exists(), "the spill file is removed with its owner"
+
+
+def test_each_project_ends_with_its_naming_rules_and_scales_up_a_pilot_per_experiment() -> None:
+    events = build(3 * SCALE)
+    graph = MemoryGraph().fold(events)
+    policies = [i for i, e in enumerate(events) if e.event_type == "project.policy.set"]
+    assert len(policies) >= 2
+    for i in policies:  # the last event of its project, which declares the benchmark's rules
+        event = events[i]
+        assert event.payload.names.stated() == NAME_RULES
+        assert not event.payload.require_names
+        assert i + 1 == len(events) or events[i + 1].project != event.project
+    pilots = {
+        e.subject: e.payload.scaled_from
+        for e in events
+        if e.event_type == "run.started" and e.payload.scaled_from
+    }
+    project = events[0].project
+    assert pilots[f"run:{project}-e3-r1"] == f"run:{project}-e3-r0"
+    # Every scale-up is the second run of an experiment, its pilot the first.
+    assert all(s == p.removesuffix("-r0") + "-r1" for s, p in pilots.items())
+    assert len(pilots) >= 2 * 4  # two whole projects of four experiments
+    assert {(s, "SCALED_FROM", p) for s, p in pilots.items()} <= {
+        (src, rel, dst) for (src, rel, dst, _key) in graph.edges
+    }

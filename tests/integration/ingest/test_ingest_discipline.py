@@ -71,9 +71,8 @@ def http(settings: IngestSettings) -> Iterator[TestClient]:
 
 def project_log(settings: IngestSettings, driver: Driver) -> None:
     """Fold everything appended so far into Neo4j with the real projector."""
-    projector = build_projector(settings, driver)
-    projector.run_until_idle(timeout_s=60)
-    projector.close()
+    with build_projector(settings, driver) as projector:
+        projector.run_until_idle(timeout_s=60)
 
 
 def test_a_recorded_environment_is_read_only_at_ingest(

@@ -29,9 +29,8 @@ def test_live_replayed_and_twice_replayed_graphs_hash_the_same_and_verify_clean(
     settings: IngestSettings, neo4j_driver: Driver, project: str, produce: Produce
 ) -> None:
     produce(settings, Workload(project, 3).build(runs=4, datasets=2), [b"{}"])
-    projector = build_projector(settings, neo4j_driver)
-    projector.run_until_idle(timeout_s=60)
-    projector.close()
+    with build_projector(settings, neo4j_driver) as projector:
+        projector.run_until_idle(timeout_s=60)
     assert verify(settings, neo4j_driver, project) == []
     live = graph_hash(neo4j_driver, project)
 

@@ -64,9 +64,8 @@ def snapshot(project: str, key: str = KEY, **changes: Any) -> Event:
 
 
 def project_log(settings: IngestSettings, driver: Driver) -> None:
-    projector = build_projector(settings, driver)
-    projector.run_until_idle(timeout_s=60)
-    projector.close()
+    with build_projector(settings, driver) as projector:
+        projector.run_until_idle(timeout_s=60)
 
 
 def dead_letter_reasons(settings: IngestSettings) -> Counter[bytes]:

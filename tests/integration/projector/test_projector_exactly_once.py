@@ -55,14 +55,11 @@ def test_a_crash_between_neo4j_and_kafka_commits_neither_loses_nor_doubles(
             raise Crash
 
     hooked = HookedWriter(neo4j_driver, Hooks(after_neo4j_commit=crash_on_third_commit))
-    first = build_projector(settings, neo4j_driver, writer=hooked)
-    with pytest.raises(Crash):
+    with build_projector(settings, neo4j_driver, writer=hooked) as first, pytest.raises(Crash):
         first.run_until_idle(timeout_s=60)
-    first.close()
 
-    second = build_projector(settings, neo4j_driver)
-    stats = second.run_until_idle(timeout_s=60)
-    second.close()
+    with build_projector(settings, neo4j_driver) as second:
+        stats = second.run_until_idle(timeout_s=60)
 
     assert read_graph(neo4j_driver, project) == fold_as_logged(settings, events, project)
     assert verify(settings, neo4j_driver, project) == []

@@ -151,17 +151,15 @@ def test_cross_project_writes_are_dead_lettered_and_projection_moves_on(
     # The victim in the last partition, the attacks later in the first one: a reader going
     # partition by partition would meet the attacks first.
     _produce_to(settings, 2, _victim(b, key, evaluation))
-    first = build_projector(settings, neo4j_driver)
-    first.run_until_idle(timeout_s=60)
-    first.close()
+    with build_projector(settings, neo4j_driver) as first:
+        first.run_until_idle(timeout_s=60)
     before = read_graph(neo4j_driver, b)
 
     attacks = _takeovers(a, key, evaluation)
     marker = _ev(RunStarted, a, RunStartedPayload(run_id=f"marker-{uuid.uuid4().hex[:8]}"))
     _produce_to(settings, 0, [*attacks, marker])
-    second = build_projector(settings, neo4j_driver)
-    second.run_until_idle(timeout_s=60)
-    second.close()
+    with build_projector(settings, neo4j_driver) as second:
+        second.run_until_idle(timeout_s=60)
 
     assert read_graph(neo4j_driver, b) == before
     assert read_graph(neo4j_driver, a).nodes[marker.subject]["props"]["project"] == a
@@ -193,9 +191,8 @@ def test_out_of_order_events_of_one_project_all_apply_and_replay_hashes_the_same
     )
     events = [done, deleted, *reversed(_victim(b, key, evaluation))]
     produce(settings, events, [])
-    projector = build_projector(settings, neo4j_driver)
-    stats = projector.run_until_idle(timeout_s=60)
-    projector.close()
+    with build_projector(settings, neo4j_driver) as projector:
+        stats = projector.run_until_idle(timeout_s=60)
     assert stats.applied == len(events)
     assert _dead_letters(settings) == []
     graph = read_graph(neo4j_driver, b)

@@ -261,3 +261,8 @@ def test_run_until_idle_gives_up_after_its_timeout_and_close_releases_the_ports(
         loop.run_until_idle(timeout_s=0)
     loop.close()
     assert source.closed and letters.closed
+    # As a context manager, the projector is closed when the block raises, too.
+    again, source, letters = projector(log, MemoryGraph())
+    with pytest.raises(TimeoutError, match="not caught up"), again:
+        again.run_until_idle(timeout_s=0)
+    assert source.closed and letters.closed

@@ -308,3 +308,10 @@ class Projector:
             self._overlap.close()
         self.source.close()
         self.dead_letters.close()
+
+    def __enter__(self) -> Projector:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """`close`, also when the work in the block raised (a timeout, a crash)."""
+        self.close()

@@ -143,6 +143,9 @@ def main() -> None:
     args = _args()
     # A plain `kill` must still stop the private servers (the `with` blocks' exits).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    # So does an interrupt, also when the benchmark was started in the background of a
+    # non-interactive shell (which starts it with SIGINT ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     logging.getLogger("kafka").setLevel(logging.CRITICAL)  # start-up probes log refusals

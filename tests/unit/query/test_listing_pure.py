@@ -81,6 +81,10 @@ def test_a_metric_keeps_runs_only_and_must_be_a_condition() -> None:
         listing.nodes("DatasetVersion", EVERYTHING, NodeWhere(), metric="loss<1")
     with pytest.raises(InvalidArgumentError, match="not a condition"):
         listing.nodes("Run", EVERYTHING, NodeWhere(), metric="loss")
+    with pytest.raises(InvalidArgumentError, match="uses takes a dataset version id"):
+        listing.nodes("Run", EVERYTHING, NodeWhere(uses="run:r01"))
+    with pytest.raises(InvalidArgumentError, match="uses: "):
+        listing.search("web", EVERYTHING, where=NodeWhere(uses="not an id"))
     with pytest.raises(InvalidArgumentError, match="the types asked for are DatasetVersion"):
         listing.search("web", EVERYTHING, types=["DatasetVersion"], where=NodeWhere(), metric="x<1")
 

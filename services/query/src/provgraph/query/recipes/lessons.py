@@ -102,7 +102,8 @@ def _param(text: str | None) -> tuple[str | None, str | None, float | None]:
     return param_key(name.strip()), value.strip(), as_number(value.strip())
 
 
-def _uses(version: str | None) -> str | None:
+def uses_version(version: str | None) -> str | None:
+    """`version` when it is a dataset version id (or None), else `invalid_argument`."""
     if version is None:
         return None
     try:
@@ -217,7 +218,7 @@ class Lessons:
             param_key=key,
             param_value=value,
             param_number=number,
-            uses=_uses(uses),
+            uses=uses_version(uses),
         )
         fetch = self._candidates if condition is not None else first + 1
         hits = self._reads.lessons(query, where, self._candidates, fetch, scope)

@@ -18,7 +18,7 @@ from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.convert import encode_cursor
 from provgraph.query.read.model import NodeView, NodeWhere, Page, Scope
 from provgraph.query.read.ports import ReadModel
-from provgraph.query.recipes.lessons import MetricCondition
+from provgraph.query.recipes.lessons import MetricCondition, uses_version
 from provgraph.schemas.graph import Label
 
 
@@ -46,6 +46,7 @@ class Listing:
         after: str | None = None,
     ) -> Page:
         """A page of `type` nodes passing `where` and, for runs, `metric`."""
+        uses_version(where.uses)
         if metric is None:
             return self._reader.list_nodes(type, scope, where, first=first, after=after)
         condition = MetricCondition.parse(metric)
@@ -84,6 +85,7 @@ class Listing:
         first: int = 50,
     ) -> list[NodeView]:
         """Nodes whose name or id holds `text`, passing `where` and, for runs, `metric`."""
+        uses_version(where.uses)
         if metric is None:
             return self._reader.search(text, scope, types=types, where=where, first=first)
         condition = MetricCondition.parse(metric)

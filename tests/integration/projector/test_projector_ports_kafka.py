@@ -5,12 +5,17 @@ The same contracts run on the fakes in tests/unit/ingest/test_projector_ports_fa
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 from contracts.projector_ports import DeadLetterSinkContract, EventSourceContract, Letter
 from kafka import KafkaConsumer, KafkaProducer
+from kafka.admin import NewTopic
 
+from provgraph.core import kafka_clients
+from provgraph.core.eventlog import LOG_APPEND_TIME, TIMESTAMP_TYPE
+from provgraph.ingest.ports import LogRecord
 from provgraph.ingest.projector.deadletter import DeadLetters
 from provgraph.ingest.projector.kafka_source import KafkaEventSource
 from provgraph.ingest.settings import IngestSettings
@@ -35,6 +40,112 @@ class TestKafkaEventSource(EventSourceContract):
             topic, key=key, value=value, partition=partition, headers=list(headers)
         )
         sent.get(timeout=30)
+
+
+def test_records_come_out_in_the_log_order_whatever_kafka_fetches_first(
+    settings: IngestSettings,
+) -> None:
+    """Records written to three partitions in turn, a few milliseconds apart, read with a
+    batch limit fifteen times smaller than the log: Kafka hands them over partition by
+    partition, the source in the log's order (append time, ties by partition), and holds
+    back about a batch per partition at most."""
+    producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all")
+    limit, rounds = 4, 20
+    try:
+        for n in range(rounds * EventSourceContract.PARTITIONS):
+            partition = (2, 0, 1)[n % 3]
+            producer.send(settings.events_topic, value=f"{n}".encode(), partition=partition)
+            producer.flush()
+            time.sleep(0.002)
+    finally:
+        producer.close()
+    source = KafkaEventSource(settings.model_copy(update={"projector_max_batch": limit}))
+    source.subscribe(lambda partitions: [source.seek(p, None) for p in partitions])
+    records, deadline, most_held = [], time.monotonic() + 60, 0
+    try:
+        while len(records) < rounds * 3 or not source.caught_up():
+            batch = source.poll()
+            records += batch
+            most_held = max(most_held, source.held())
+            assert time.monotonic() < deadline, f"{len(records)} records after 60 s"
+    finally:
+        source.close()
+    keys = [(r.timestamp, r.partition, r.offset) for r in records]
+    assert keys == sorted(keys) and len(set(keys)) == rounds * 3
+    assert [int(r.value) for r in records] == list(range(rounds * 3))  # the order written
+    assert most_held <= 2 * limit * EventSourceContract.PARTITIONS
+
+
+def test_append_times_holding_more_than_a_batch_on_several_partitions_do_not_stall(
+    settings: IngestSettings,
+) -> None:
+    """Rounds of 20 records to each of three partitions, flushed together: the broker appends
+    each partition's batch at one append time (`LogAppendTime`), often the same millisecond
+    on several partitions, and a batch limit of 7. Every record comes out once, in the log's
+    order, and the source never goes 20 s without releasing one (trimming a partition that
+    holds more than a batch once dropped the record after the next append time, and the gate
+    waited on it for ever)."""
+    topic = f"{settings.events_topic}-bursts"
+    burst = settings.model_copy(
+        update={
+            "events_topic": topic,
+            "projector_group": f"{settings.projector_group}-bursts",
+            "projector_max_batch": 7,
+        }
+    )
+    rounds, per = 8, 20
+    config = {TIMESTAMP_TYPE: LOG_APPEND_TIME}
+    admin = kafka_clients.admin_client(settings.kafka_bootstrap, timeout_s=30)
+    try:
+        admin.create_topics(
+            [NewTopic(topic, num_partitions=3, replication_factor=1, topic_configs=config)]
+        )
+        records = _read_bursts(burst, rounds, per)
+    finally:
+        try:
+            admin.delete_topics([topic])
+        finally:
+            admin.close()
+    keys = [(r.timestamp, r.partition, r.offset) for r in records]
+    assert keys == sorted(keys) and len(set(keys)) == rounds * 3 * per
+    # what the test is about: one millisecond held more than a batch on two partitions
+    sizes: dict[int, dict[int, int]] = {}
+    for r in records:
+        at = sizes.setdefault(r.timestamp, {})
+        at[r.partition] = at.get(r.partition, 0) + 1
+    assert any(sum(n > 7 for n in at.values()) >= 2 for at in sizes.values())
+
+
+def _read_bursts(settings: IngestSettings, rounds: int, per: int) -> list[LogRecord]:
+    """Write `rounds` of `per` records to each of the three partitions of the settings' topic
+    (the three batches of a round in one request), then read them all with the Kafka source;
+    fails when nothing comes out for 20 s."""
+    topic = settings.events_topic
+    producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all", linger_ms=1000)
+    try:
+        for n in range(rounds):
+            for p in range(3):
+                for i in range(per):
+                    producer.send(topic, value=f"{n}/{p}/{i}".encode(), partition=p)
+            producer.flush(timeout=30)  # the three batches in one request
+    finally:
+        producer.close()
+    source = KafkaEventSource(settings)
+    source.subscribe(lambda partitions: [source.seek(p, None) for p in partitions])
+    records: list[LogRecord] = []
+    deadline, released_at = time.monotonic() + 120, time.monotonic()
+    try:
+        while len(records) < rounds * 3 * per or not source.caught_up():
+            batch = source.poll()
+            if batch:
+                records += batch
+                released_at = time.monotonic()
+            stalled = time.monotonic() - released_at
+            assert stalled < 20, f"nothing released for 20 s after {len(records)} records"
+            assert time.monotonic() < deadline, f"{len(records)} records after 120 s"
+    finally:
+        source.close()
+    return records
 
 
 class TestDeadLetters(DeadLetterSinkContract):

@@ -7,14 +7,16 @@ straight to Kafka into a low partition would be judged before the real owner's o
 higher one, and the rebuilt graph would hand it what the live projector refused. So every
 reader merges the partitions by the records' timestamps (the broker's append time on the event
 topic), ties by partition number, and never reorders a partition: `in_log_order` within one
-poll batch, `merge_partitions` over the whole log (`tools.log_reader` reads it from Kafka).
+poll batch, `merge_partitions` over the whole log (`tools.log_reader` reads it from Kafka),
+and `OrderGate` between the live projector's polls, which fetch partitions unevenly.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
 from kafka import TopicPartition
@@ -70,3 +72,115 @@ def merge_partitions(
             out = []
     if out:
         yield out
+
+
+class OrderGate:
+    """The records a live projector has polled, released in the log's one order.
+
+    Kafka fetches partitions unevenly: a poll can return a record of one partition before an
+    older record of another (fetched later, or held back by the poll's record limit), and a
+    screen that judged the newer one first would not judge as `replay` and `verify` do. The
+    gate holds what was polled and releases a record only when no record that the merge puts
+    before it can still arrive: every other partition has a later record held, or was read to
+    its end at a time after the record (`quiet`: a record the broker appends later gets a
+    later append time). Records of one append time are released together, in one batch, so a
+    request's events appended in the same millisecond are judged side by side.
+
+    Pure: the source tells it what was polled, which partitions are assigned and when a
+    partition was last read to its end; it never reads the clock.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[int, deque[LogRecord]] = {}
+        self._quiet: dict[int, int] = {}  # partition -> time (ms) before which all was read
+
+    def add(self, records: Iterable[LogRecord]) -> None:
+        """Hold polled records (each partition's in the order polled)."""
+        for record in records:
+            self._held.setdefault(record.partition, deque()).append(record)
+
+    def held(self, partition: int | None = None) -> int:
+        """How many records are held (of one partition, or all)."""
+        if partition is not None:
+            return len(self._held.get(partition, ()))
+        return sum(len(lane) for lane in self._held.values())
+
+    def describe(self) -> dict[int, tuple[int, int, int]]:
+        """Per partition held: (records, first append time, last append time)."""
+        return {
+            p: (len(lane), lane[0].timestamp, lane[-1].timestamp)
+            for p, lane in self._held.items()
+            if lane
+        }
+
+    def quiet_times(self) -> dict[int, int]:
+        """Per partition read to its end: the time before which everything was read."""
+        return dict(self._quiet)
+
+    def partitions(self) -> set[int]:
+        """The partitions some record is held of."""
+        return {p for p, lane in self._held.items() if lane}
+
+    def quiet(self, partition: int, before_ms: int) -> None:
+        """`partition` was read to its end: whatever it gets later has an append time at or
+        after `before_ms`."""
+        self._quiet[partition] = max(before_ms, self._quiet.get(partition, before_ms))
+
+    def trim(self, partition: int, keep: int) -> int | None:
+        """Keep the first `keep` records held of `partition` (at least every one of the next
+        append time to release and the first after it) and forget the rest, and that it was
+        read to its end (it no longer is); the offset of the first record forgotten (to be read
+        again from there), None when nothing was."""
+        lane = self._held.get(partition)
+        at = self._next_time()
+        if lane is not None and at is not None:
+            # the next append time whole, and the first record after it: that record is what
+            # tells the gate this partition has nothing more at that time (were it forgotten,
+            # the partition would be waited on, read again, and trimmed again, for ever)
+            through = sum(1 for record in lane if record.timestamp <= at)
+            keep = max(keep, through + 1)
+        if lane is None or len(lane) <= keep:
+            return None
+        first = lane[keep].offset
+        self._held[partition] = deque(itertools.islice(lane, keep))
+        self._quiet.pop(partition, None)
+        return first
+
+    def drop(self, partitions: Collection[int]) -> None:
+        """Forget what is held of `partitions` and what was known of them (a seek, a revoke)."""
+        for partition in partitions:
+            self._held.pop(partition, None)
+            self._quiet.pop(partition, None)
+
+    def release(self, assigned: Collection[int], limit: int) -> list[LogRecord]:
+        """Records in log order, whole append times at a time, until at least `limit` or the
+        next append time may still miss a record of an assigned partition."""
+        out: list[LogRecord] = []
+        while len(out) < limit:
+            at = self._next_time()
+            if at is None or self.waiting_on(assigned, at):
+                break
+            for p in sorted(self._held):  # ties by partition, each partition's order kept
+                lane = self._held[p]
+                while lane and lane[0].timestamp == at:
+                    out.append(lane.popleft())
+        self._held = {p: lane for p, lane in self._held.items() if lane}
+        return out
+
+    def blocked(self, assigned: Collection[int]) -> list[int]:
+        """The assigned partitions the next append time waits on (empty: nothing waits)."""
+        at = self._next_time()
+        return [] if at is None else self.waiting_on(assigned, at)
+
+    def waiting_on(self, assigned: Collection[int], at: int) -> list[int]:
+        """The assigned partitions that may still get a record appended at or before `at`."""
+        return sorted(
+            p
+            for p in assigned
+            if self._quiet.get(p, -1) <= at
+            and (not self._held.get(p) or self._held[p][-1].timestamp <= at)
+        )
+
+    def _next_time(self) -> int | None:
+        heads = [lane[0].timestamp for lane in self._held.values() if lane]
+        return min(heads) if heads else None

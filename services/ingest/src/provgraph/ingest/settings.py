@@ -36,6 +36,12 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     projector_group: str = "provgraph-projector"
     projector_max_batch: int = 5000
     projector_poll_timeout_ms: int = 500
+    # Records are released to the screens in the log's order (`log_order.OrderGate`): one
+    # waits until every other partition holds a later record or was read to its end this long
+    # after its append time. It covers brokers' clocks running behind the projector's and
+    # replication to the in-sync replicas; it is the latency a record adds while the other
+    # partitions are idle.
+    projector_order_wait_ms: int = Field(default=100, ge=0)
     # A crashed projector's partitions move to the others after this long. Kafka's default,
     # 45 s, stalls the group that long after every crash; 10 s was too short for a busy
     # projector on a loaded 2-core machine (it lost its membership twice while working

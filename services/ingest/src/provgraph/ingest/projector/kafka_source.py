@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from kafka import ConsumerRebalanceListener, TopicPartition
+from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 
 from provgraph.core import kafka_clients
+from provgraph.ingest.log_order import OrderGate
 from provgraph.ingest.ports import EventSource, LogRecord, PartitionOffset
 from provgraph.ingest.projector.progress import client_id, progress_stamp
 from provgraph.ingest.settings import IngestSettings
 
 # Commits are a progress hint (Neo4j holds the applied offsets): never wait long for one.
 _COMMIT_TIMEOUT_MS = 5000
+# The order gate's look at end offsets: a broker that does not answer leaves records held.
+_END_OFFSETS_TIMEOUT_MS = 2000
+
+log = logging.getLogger(__name__)
 
 
 class _Assignments(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -49,7 +57,14 @@ class _Assignments(ConsumerRebalanceListener):  # type: ignore[misc]
 
 
 class KafkaEventSource(EventSource):
-    """One member of the projector's consumer group, on the events topic (a `KafkaConsumer`)."""
+    """One member of the projector's consumer group, on the events topic (a `KafkaConsumer`).
+
+    Its partitions' records come out in the log's order (`log_order.OrderGate`): what a poll
+    returns is held until no older record of another partition can still arrive, so the
+    screens judge as `replay` and `verify` do however unevenly Kafka fetched. Of a partition
+    the gate does not wait on, at most a batch is held: the rest is read again later (memory
+    stays bounded by about a batch per partition).
+    """
 
     def __init__(self, settings: IngestSettings) -> None:
         self._topic = settings.events_topic
@@ -67,6 +82,8 @@ class KafkaEventSource(EventSource):
             heartbeat_interval_ms=max(1000, settings.projector_session_timeout_ms // 4),
         )
         self._assignments = _Assignments()
+        self._gate = OrderGate()
+        self._order_wait_ms = settings.projector_order_wait_ms
         self._on_assigned: Callable[[list[int]], None] = lambda _partitions: None
 
     @property
@@ -100,6 +117,8 @@ class KafkaEventSource(EventSource):
         return None if self._assignments.changes != before else records
 
     def _poll(self, timeout_ms: int) -> list[LogRecord]:
+        if self._gate.held():  # what is held waits on time: look again soon
+            timeout_ms = min(timeout_ms, max(self._order_wait_ms, 10))
         polled = self.consumer.poll(timeout_ms=timeout_ms, max_records=self.max_records)
         fresh = self._assignments.take()
         for tp, batch in polled.items():
@@ -113,11 +132,66 @@ class KafkaEventSource(EventSource):
                     TopicPartition(self._topic, p) for p in fresh
                 )
                 raise  # still to position: announced again after the next poll
-        return [r for tp, batch in polled.items() if tp.partition not in fresh for r in batch]
+        self._gate.add(
+            r for tp, batch in polled.items() if tp.partition not in fresh for r in batch
+        )
+        return self._release()
+
+    def _release(self) -> list[LogRecord]:
+        """What the gate lets go now; when it waits on partitions, one look at their end
+        offsets first (a partition read to its end holds back nothing older)."""
+        assigned = set(self.assigned())
+        self._gate.drop(self._gate.partitions() - assigned)  # revoked: the loop rewinds
+        released = self._gate.release(assigned, self.max_records)
+        blocked = self._gate.blocked(assigned)
+        if blocked and len(released) < self.max_records:
+            self._note_quiet(blocked)
+            released += self._gate.release(assigned, self.max_records - len(released))
+            blocked = self._gate.blocked(assigned)
+        self._pace(assigned, set(blocked))
+        if blocked and not released:
+            log.debug(
+                "order gate holds %s, waits on %s (read to their ends before: %s)",
+                self._gate.describe(),
+                blocked,
+                self._gate.quiet_times(),
+            )
+        return released
+
+    def _note_quiet(self, partitions: list[int]) -> None:
+        """Tell the gate which of `partitions` are read to their end, and since when."""
+        since = int(time.time() * 1000) - self._order_wait_ms  # before asking: conservative
+        tps = [TopicPartition(self._topic, p) for p in partitions]
+        try:
+            ends = self.consumer.end_offsets(tps, timeout_ms=_END_OFFSETS_TIMEOUT_MS)
+        except KafkaError as exc:  # unreachable: what is held stays held; polls go on
+            log.debug("end offsets of %s not read: %s", partitions, exc)
+            return
+        for tp in tps:
+            # Bounded like the end offsets: a position still unknown (None) when the broker
+            # stops answering counts as not read to its end, so what waits on it keeps waiting.
+            position = self.consumer.position(tp, timeout_ms=_END_OFFSETS_TIMEOUT_MS)
+            if position is not None and position >= ends[tp]:
+                self._gate.quiet(tp.partition, since)
+
+    def _pace(self, assigned: set[int], waited_on: set[int]) -> None:
+        """Keep at most a batch held per partition the gate does not wait on: the rest is
+        forgotten and the partition sought back to it, to be fetched again once the others
+        caught up (with kafka-python's pause and resume instead, a resumed partition was seen to
+        stop receiving records)."""
+        for partition in assigned - waited_on:
+            first = self._gate.trim(partition, self.max_records)
+            if first is not None:
+                self.consumer.seek(TopicPartition(self._topic, partition), first)
+
+    def held(self) -> int:
+        """How many records polled are held back for the log's order."""
+        return self._gate.held()
 
     def seek(self, partition: int, offset: int | None) -> None:
         """Position one assigned partition."""
         tp = TopicPartition(self._topic, partition)
+        self._gate.drop([partition])  # held records of the old position are read again
         if offset is None:
             self.consumer.seek_to_beginning(tp)
         else:
@@ -140,9 +214,10 @@ class KafkaEventSource(EventSource):
         )
 
     def caught_up(self) -> bool:
-        """True when every assigned partition's position is at its end offset."""
+        """True when every assigned partition's position is at its end offset and nothing
+        polled is held."""
         assigned = list(self.consumer.assignment())
-        if not assigned:
+        if not assigned or self._gate.held():
             return False
         ends = self.consumer.end_offsets(assigned)
         return all(self.consumer.position(tp) >= ends[tp] for tp in assigned)

@@ -18,6 +18,7 @@ import pytest
 from support.contract_graphs_recipes import KeyedGraph, at
 
 from provgraph.query.read.lesson_reads import LessonFilter, LessonReads
+from provgraph.query.read.model import NodeWhere
 from provgraph.schemas.graph import Label, Rel
 from provgraph.schemas.storage import encode_json, param_key
 
@@ -114,22 +115,25 @@ class LessonReadsContract:
         t = tag(graph)
         words = f"{t}memory {t}lr {t}batch"
 
-        def found(where: LessonFilter, scope: Any = only_a) -> list[str]:
-            return sorted(_ids(reads.lessons(words, where, MANY, 50, scope)))
+        def found(filters: LessonFilter, scope: Any = only_a) -> list[str]:
+            return sorted(_ids(reads.lessons(words, filters, MANY, 50, scope)))
+
+        def where(**filters: Any) -> LessonFilter:
+            return LessonFilter(NodeWhere(**filters))
 
         assert found(LessonFilter(labels=("Run",))) == graph.ids("r1", "r2")
         assert found(LessonFilter(labels=("Run",)), both) == graph.ids("r1", "r2", "rb")
-        assert found(LessonFilter(project=graph.b), both) == graph.ids("rb")
-        assert found(LessonFilter(project=graph.b)) == []
-        assert found(LessonFilter(status="failed"), both) == graph.ids("r1", "rb")
-        by_batch = LessonFilter(param_key=param_key("batch_size"), param_value="128",
-                                param_number=128.0)  # fmt: skip
-        assert found(by_batch) == graph.ids("r1")
-        by_lr = LessonFilter(param_key=param_key("lr"), param_value="2e-5", param_number=2e-5)
-        assert found(by_lr) == graph.ids("r2")
-        assert found(LessonFilter(uses=graph.id("web1"))) == graph.ids("r1")
+        assert found(where(project=graph.b), both) == graph.ids("rb")
+        assert found(where(project=graph.b)) == []
+        assert found(where(status="failed"), both) == graph.ids("r1", "rb")
+        assert found(where(param=("batch_size", "128"))) == graph.ids("r1")
+        assert found(where(param=("lr", "2e-5"))) == graph.ids("r2")  # as a number: 2e-05
+        assert found(where(uses=graph.id("web1"))) == graph.ids("r1")
         # the run used it, or the run that generated the hit did
-        assert found(LessonFilter(uses=graph.id("web2"))) == graph.ids("m1", "r2")
+        assert found(where(uses=graph.id("web2"))) == graph.ids("m1", "r2")
+        assert found(where(experiment=graph.id("x"))) == graph.ids("r1", "r2")
+        failed_runs = LessonFilter(NodeWhere(status="failed"), ("Run",))
+        assert found(failed_runs, both) == graph.ids("r1", "rb")
         assert found(LessonFilter(labels=("Experiment", "DatasetVersion"))) == graph.ids(
             "web2", "x"
         )

@@ -268,7 +268,7 @@ class FakeReader:
             seen = n.first_seen_at or ""
             return (
                 n.type == label
-                and self._passes(n, where, scope)
+                and self.passes(n, where, scope)
                 and (after_at is None or (seen, n.id) > (after_at, after_id or ""))
             )
 
@@ -278,7 +278,7 @@ class FakeReader:
         cursor = encode_cursor(items[-1].first_seen_at or "", items[-1].id) if more else None
         return Page(items=items, next_cursor=cursor)
 
-    def _passes(self, n: NodeView, where: NodeWhere, scope: Scope) -> bool:
+    def passes(self, n: NodeView, where: NodeWhere, scope: Scope) -> bool:
         """What `fragments.passes` (with `visible` and `live`) keeps."""
         seen = n.first_seen_at or ""
         return (
@@ -333,7 +333,7 @@ class FakeReader:
         found = [
             n
             for n in self.by_id.values()
-            if self._passes(n, where, scope)
+            if self.passes(n, where, scope)
             and (needle in str(n.props.get("name") or "").lower() or needle in n.id.lower())
             and (not labels or n.type in labels)
         ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from fake_reader import FakeReader
 from support.contract_graphs_recipes import ViewGraph, stored
 
 from provgraph.query.read.lesson_reads import LessonFilter, LessonHit
@@ -29,6 +30,7 @@ class FakeLessonReads:
 
     def __init__(self, nodes: Sequence[NodeView] = (), edges: Sequence[EdgeView] = ()) -> None:
         self.graph = ViewGraph(nodes, edges)
+        self._reader = FakeReader(nodes, edges)
         self.asked: list[tuple[str, LessonFilter, int, int, Scope]] = []
 
     def lessons(
@@ -49,33 +51,10 @@ class FakeLessonReads:
         return [self._hit(n, float(s), scope) for s, n in hits[:fetch]]
 
     def _passes(self, node: NodeView, where: LessonFilter, scope: Scope) -> bool:
-        props = stored(node)
-        if not scope.allows(node.project) or node.deleted_at is not None:
-            return False
-        if where.project is not None and node.project != where.project:
-            return False
-        if where.labels and node.type not in where.labels:
-            return False
-        if where.status is not None and props.get("status") != where.status:
-            return False
-        if where.param_key is not None and not self._param(props.get(where.param_key), where):
-            return False
-        return where.uses is None or self._uses(node.id, where.uses, scope)
-
-    @staticmethod
-    def _param(value: object, where: LessonFilter) -> bool:
-        as_text = str(value).lower() if isinstance(value, bool) else str(value)
-        if value is not None and as_text == where.param_value:
-            return True
-        number = where.param_number
-        return number is not None and isinstance(value, int | float) and value == number
-
-    def _uses(self, node: str, version: str, scope: Scope) -> bool:
-        def used(run: str) -> bool:
-            return version in self.graph.target_ids(run, Rel.USED, scope, Label.DATASET_VERSION)
-
-        makers = self.graph.target_ids(node, Rel.GENERATED_BY, scope, Label.RUN)
-        return used(node) or any(used(r) for r in makers)
+        """What `LESSONS` keeps: `visible`, `live` and `passes` as `FakeReader` (the fake of
+        `nodes` and `search`) applies them, and one of the labels asked for."""
+        labelled = not where.labels or node.type in where.labels
+        return labelled and self._reader.passes(node, where.where, scope)
 
     def _hit(self, node: NodeView, score: float, scope: Scope) -> LessonHit:
         experiments = self.graph.target_ids(node.id, Rel.PART_OF, scope, Label.EXPERIMENT)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from provgraph.query.read.convert import scope_params
+from provgraph.query.read.convert import scope_params, where_params
 from provgraph.query.read.fragments import kind, live, passes, visible
-from provgraph.query.read.model import Scope
+from provgraph.query.read.model import EVERY_NODE, NodeWhere, Scope
 from provgraph.query.read.session import ReadSession
 from provgraph.schemas.graph import LESSONS_INDEX, Label, Rel
 from provgraph.schemas.storage import public_deep
@@ -19,18 +19,12 @@ from provgraph.schemas.storage import public_deep
 
 @dataclass(frozen=True)
 class LessonFilter:
-    """What a hit must also be. `labels`: one of them (none: any the index holds); `status`:
-    its status; `param_key`/`param_value`: a run parameter's flattened property and its value
-    (compared as text, or as a number when `param_number` is set); `uses`: a dataset version
-    the run used, or the run that generated the hit used."""
+    """What a hit must also be: `where`, the filters `nodes` and `search` share (a project, a
+    status, a run parameter, a dataset version used, ...: `NodeWhere`), and one of `labels`
+    (none: any the index holds)."""
 
-    project: str | None = None
+    where: NodeWhere = EVERY_NODE
     labels: tuple[str, ...] = ()
-    status: str | None = None
-    param_key: str | None = None
-    param_value: str | None = None
-    param_number: float | None = None
-    uses: str | None = None
 
 
 # The best $candidates matches of the Lucene query $query, then the caller's filters; each hit
@@ -80,19 +74,11 @@ class LessonReader:
         """The hits of `query` that pass `where`, best first."""
         params = {
             **scope_params(scope),
+            **where_params(where.where),
             "query": query,
             "candidates": candidates,
             "fetch": fetch,
-            "project": where.project,
             "labels": list(where.labels),
-            "status": where.status,
-            "param_key": where.param_key,
-            "param_value": where.param_value,
-            "param_number": where.param_number,
-            "uses": where.uses,
-            "experiment": None,
-            "since": None,
-            "until": None,
         }
         return [
             LessonHit(

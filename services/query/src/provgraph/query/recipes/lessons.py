@@ -20,11 +20,11 @@ from typing import Any
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.convert import as_number
 from provgraph.query.read.lesson_reads import LessonFilter, LessonHit, LessonReads
-from provgraph.query.read.model import Scope
+from provgraph.query.read.model import NodeWhere, Scope
 from provgraph.query.recipes.comparing import FINAL, LAST, MetricDef, metrics_of
 from provgraph.schemas import IdKind, InvalidIdError, parse_id
 from provgraph.schemas.graph import LESSON_FIELDS, Label
-from provgraph.schemas.storage import param_key, parse_json
+from provgraph.schemas.storage import parse_json
 
 KINDS: dict[str, tuple[Label, ...]] = {
     "run": (Label.RUN,),
@@ -93,13 +93,14 @@ def lucene_query(text: str) -> str:
     return " ".join(words)
 
 
-def _param(text: str | None) -> tuple[str | None, str | None, float | None]:
+def _param(text: str | None) -> tuple[str, str] | None:
+    """`NAME=VALUE` as `NodeWhere.param`'s (name, value)."""
     if text is None:
-        return None, None, None
+        return None
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
         raise InvalidArgumentError(f"param: '{text}' is not NAME=VALUE (lr=2e-5)", argument="param")
-    return param_key(name.strip()), value.strip(), as_number(value.strip())
+    return name.strip(), value.strip()
 
 
 def uses_version(version: str | None) -> str | None:
@@ -210,16 +211,9 @@ class Lessons:
             raise InvalidArgumentError(f"first must be 1..{self._max_first}", argument="first")
         query = lucene_query(text)
         condition = MetricCondition.parse(metric) if metric is not None else None
-        key, value, number = _param(param)
-        where = LessonFilter(
-            project=project,
-            labels=_labels(kinds),
-            status=status,
-            param_key=key,
-            param_value=value,
-            param_number=number,
-            uses=uses_version(uses),
-        )
+        named, labels = _param(param), _labels(kinds)
+        node_where = NodeWhere(project=project, status=status, param=named, uses=uses_version(uses))
+        where = LessonFilter(node_where, labels)
         fetch = self._candidates if condition is not None else first + 1
         hits = self._reads.lessons(query, where, self._candidates, fetch, scope)
         if condition is not None:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from contracts.graph_writer import GraphWriterContract
+from contracts.numbering import NumberingContract
 from neo4j import Driver
 
 from provgraph.ingest.graphread import Neo4jGraph
@@ -43,7 +44,7 @@ def test_applying_the_schema_again_says_so_in_one_line(
     ]
 
 
-class TestGraphWriterOnNeo4j(GraphWriterContract):
+class TestGraphWriterOnNeo4j(GraphWriterContract, NumberingContract):
     ORDER_EXAMPLES = 8
     TWICE_EXAMPLES = 4
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from support.memory_stores import MemoryPayloadHashes, MemoryPrincipals, memory_graph_reads
+from support.numbering_story import Numbering
 from support.record_policy import approved, evaluated, policy, started, version
 
 from provgraph.authz import Principal, hash_token
@@ -112,3 +113,21 @@ def test_ingest_appends_each_step_after_the_one_before_and_answers_in_request_or
     ]
     ids = [e["event_id"] for e in answer.json()["events"]]
     assert ids == [str(e.event_id) for e in request]
+
+
+def test_numbers_that_depend_on_each_other_part_the_request_whatever_the_policy() -> None:
+    s = Numbering(P)
+    a, b = s.created("a"), s.created("b")
+    # every number left to assign depends on those given before it in its scope
+    assert steps([a, s.started("r1", "a"), s.started("r2", "a")]) == [0, 2]
+    assert steps([a, b]) == [0, 1]  # two experiments of one project, both unnumbered
+    # distinct claims depend on nothing of each other; other scopes neither
+    assert steps([s.started("r1", "a", number=1), s.started("r2", "a", number=2)]) == [0]
+    assert steps([s.started("r1", "a"), s.started("q1", "b"), s.started("x")]) == [0]
+    # the same claim twice, or a claim after an assignment, depends on which comes first
+    assert steps([s.started("r1", "a", number=1), s.started("r2", "a", number=1)]) == [0, 1]
+    assert steps([s.started("r1", "a"), s.started("r2", "a", number=1)]) == [0, 1]
+    # a run started again is one subject: one step
+    assert steps([s.started("r1", "a"), s.started("r1", "a")]) == [0]
+    # a resumed run continues a number given earlier in the request
+    assert steps([s.started("r1", "a", number=3), s.started("r1b", "a", resumes="r1")]) == [0, 1]

@@ -6,11 +6,12 @@ The same contract runs on the Neo4j writer in tests/integration/projector/test_p
 from __future__ import annotations
 
 from contracts.graph_writer import GraphWriterContract
+from contracts.numbering import NumberingContract
 
 from provgraph.ingest.tools.memory_graph import MemoryGraph
 
 
-class TestMemoryGraph(GraphWriterContract):
+class TestMemoryGraph(GraphWriterContract, NumberingContract):
     project = "p"
 
     def fresh(self) -> tuple[MemoryGraph, MemoryGraph]:

@@ -81,6 +81,7 @@ def story() -> FakeReader:
             "Run",
             name="b",
             run_number=2,
+            run_number_claimed=1,
             status="failed",
             error_type="OOM",
             error_message="out of memory",

@@ -11,6 +11,20 @@ def ok(query: str, **kw: object) -> dict:  # type: ignore[type-arg]
     return result.data  # type: ignore[no-any-return]
 
 
+def test_a_renumbered_run_shows_the_number_it_claimed() -> None:
+    data = ok(
+        """{ a: node(id: "run:r1") { ... on Run { runNumber runNumberClaimed
+                                                  experiment { number numberClaimed } } }
+             b: node(id: "run:r2") { ... on Run { runNumber runNumberClaimed } } }"""
+    )
+    assert data["a"] == {
+        "runNumber": 1,
+        "runNumberClaimed": None,
+        "experiment": {"number": 1, "numberClaimed": None},
+    }
+    assert data["b"] == {"runNumber": 2, "runNumberClaimed": 1}
+
+
 def test_run_fields_and_typed_neighbours() -> None:
     data = ok(
         """{ node(id: "run:r1") { id type project placeholder ... on Run {

@@ -4,7 +4,7 @@ entities, the records-discipline facts, the payload hashes of applied events).""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from neo4j import READ_ACCESS, Driver, Record, RoutingControl
@@ -27,6 +27,7 @@ from provgraph.ingest.projection.discipline import (
     RecordFacts,
     facts_of,
 )
+from provgraph.ingest.projection.numbering import NUMBER, Numbers, Scope, numbers_of
 from provgraph.ingest.projection.ownership import Owner
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
@@ -35,6 +36,7 @@ from provgraph.schemas.graph import (
     Label,
     Rel,
 )
+from provgraph.schemas.ids import project_id
 from provgraph.schemas.records import POLICY_RECORDS
 from provgraph.schemas.storage import CLAIMED, DELETED_AT, FIRST_SEEN_AT, PLACEHOLDER
 
@@ -297,6 +299,61 @@ def read_output_writers(
             writers.setdefault(str(r["uri"]), []).append((str(r["id"]), str(r["job"])))
     found = _records(driver, RUN_EXPERIMENTS, database, routing, runs=sorted(runs)) if runs else []
     return writers, {str(r["run"]): r["experiment"] for r in found}
+
+
+# The numbers held (`projection.numbering`): by the experiments of each project (found by
+# their ids, `experiment:<project>/...`), and by the runs PART_OF each experiment.
+EXPERIMENT_NUMBERS = f"""
+UNWIND $projects AS project
+MATCH (x:{Label.EXPERIMENT})
+WHERE x.id STARTS WITH 'experiment:' + project + '/' AND x.{NUMBER[Label.EXPERIMENT]} IS NOT NULL
+RETURN project AS scope, x.id AS id, x.{NUMBER[Label.EXPERIMENT]} AS number
+"""
+
+RUN_NUMBERS = f"""
+UNWIND $experiments AS experiment
+MATCH (r:{Label.RUN})-[:{Rel.PART_OF}]->(:{Label.EXPERIMENT} {{id: experiment}})
+WHERE r.{NUMBER[Label.RUN]} IS NOT NULL
+RETURN experiment AS scope, r.id AS id, r.{NUMBER[Label.RUN]} AS number
+"""
+
+
+# Taken first in the writer's transaction: the write lock of each scope's node that exists
+# (the Project node, the Experiment), held until it commits, so that projector members
+# numbering in one scope at once give their numbers one after the other. Setting and removing
+# a property takes the lock and leaves nothing behind.
+LOCK_SCOPES = {
+    label: f"""
+UNWIND $ids AS id
+MATCH (n:{label} {{id: id}})
+SET n.`_numbering` = true
+REMOVE n.`_numbering`
+"""
+    for label in (Label.PROJECT, Label.EXPERIMENT)
+}
+
+
+def read_numbers(
+    run: Callable[..., Iterable[Record]], projects: Collection[str], experiments: Collection[str]
+) -> Numbers:
+    """The numbers held in the scopes asked, read with `run(query, **params)` in the writer's
+    transaction (numbers are given in the transaction that writes them), once it holds the
+    lock of every scope asked (`LOCK_SCOPES`); nothing is read for what is not asked."""
+    for label, ids in (
+        (Label.PROJECT, [project_id(p) for p in projects]),
+        (Label.EXPERIMENT, experiments),
+    ):
+        if ids:
+            list(run(LOCK_SCOPES[label], ids=sorted(ids)))
+    rows: list[tuple[Scope, str, int]] = []
+    for label, query, asked in (
+        (Label.EXPERIMENT, EXPERIMENT_NUMBERS, {"projects": sorted(projects)}),
+        (Label.RUN, RUN_NUMBERS, {"experiments": sorted(experiments)}),
+    ):
+        if next(iter(asked.values())):
+            for r in run(query, **asked):
+                rows.append((Scope(label, str(r["scope"])), str(r["id"]), int(r["number"])))
+    return numbers_of(rows)
 
 
 class Neo4jDisciplineFacts:

@@ -62,6 +62,7 @@ from provgraph.ingest.projection.conventions_rule import (
     taken,
 )
 from provgraph.ingest.projection.mutations import EventMutations, NodeUpsert, ProjectionError
+from provgraph.ingest.projection.numbering import scope_of, stated
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
 from provgraph.schemas.records import RecordKind
 from provgraph.schemas.storage import event_version
@@ -413,22 +414,40 @@ def append_steps(changes: Sequence[EventMutations], facts: RecordFacts) -> list[
     the log's, where events of different subjects land on their own partitions and those of
     one step may take any order. Appending each step only once the one before it is
     acknowledged, a millisecond later, makes the log's order agree wherever a verdict
-    depends on it. A project without a policy reads nothing of the sort: one step."""
+    depends on it. Numbers are given in the log's order too (`projection.numbering`): a
+    step starts before an experiment or run whose number depends on one given earlier in
+    the request (one left to be assigned, or the same one claimed). Otherwise a project
+    without a policy reads nothing of the sort: one step."""
     steps, taught = [0], dict[tuple[str, str], set[str]]()
     for index, change in enumerate(changes):
-        if not facts.policies.get(change.record.project):
-            continue
+        reads, teaches = _numbering_reads_teaches(change)
         node = own_node(change)
-        if node is None:
-            continue
+        if node is not None and facts.policies.get(change.record.project):
+            policed = _reads_teaches(change, node, facts)
+            reads, teaches = reads | policed[0], teaches | policed[1]
         subject = change.record.subject
-        reads, teaches = _reads_teaches(change, node, facts)
         if any(taught.get(key, set()) - {subject} for key in reads):
             steps.append(index)
             taught = {}
         for key in teaches:
             taught.setdefault(key, set()).add(subject)
     return steps if len(changes) else []
+
+
+def _numbering_reads_teaches(
+    change: EventMutations,
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """What an experiment's or a run's number depends on in the request, and what it gives:
+    one to be assigned depends on every number given in its scope before it, a claimed one
+    on the same claim and on the assignments before it."""
+    scope = scope_of(change)
+    if scope is None:
+        return set(), set()
+    within, claim = f"{scope.label}:{scope.within}", stated(change)
+    if claim is None:
+        return {("numbers", within)}, {("numbers", within), ("assigned", within)}
+    number = ("number", f"{within}#{claim}")
+    return {number, ("assigned", within)}, {("numbers", within), number}
 
 
 def _reads_teaches(

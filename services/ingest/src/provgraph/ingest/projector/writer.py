@@ -18,6 +18,7 @@ from neo4j import Driver, ManagedTransaction
 from provgraph.ingest.graphread import (
     lookups_of,
     read_discipline_facts,
+    read_numbers,
     read_output_writers,
     read_owners,
 )
@@ -40,6 +41,7 @@ from provgraph.ingest.projection.mutations import (
     ResolveReads,
     SeriesUpsert,
 )
+from provgraph.ingest.projection.numbering import number, wanted
 from provgraph.ingest.projection.ownership import Owner, claims
 from provgraph.ingest.projection.resolution import (
     INFERRED_KEY,
@@ -227,7 +229,7 @@ class GraphWriter(BatchWriter):
     def _write_tx(
         tx: ManagedTransaction, changes: list[EventMutations], offsets: list[PartitionOffset]
     ) -> int:
-        fresh = _fresh(tx, changes)
+        fresh = _numbered(tx, _fresh(tx, changes))
         batch = _Batch(fresh)
         for query, rows in batch.statements():
             for chunk in _chunks(rows):
@@ -264,6 +266,15 @@ class GraphWriter(BatchWriter):
     ) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str | None]]:
         """The stored outputs at `uris` and the experiments of `runs` (from the leader)."""
         return read_output_writers(self.driver, uris, runs, self.database)
+
+
+def _numbered(tx: ManagedTransaction, changes: list[EventMutations]) -> list[EventMutations]:
+    """`changes` with each experiment and run given its number (`projection.numbering`), in
+    their order (the log's), from the numbers read in the transaction that writes them."""
+    projects, experiments = wanted(changes)
+    if not projects and not experiments:
+        return changes
+    return number(changes, read_numbers(tx.run, projects, experiments))
 
 
 def _fresh(tx: ManagedTransaction, changes: list[EventMutations]) -> list[EventMutations]:

@@ -38,6 +38,14 @@ from provgraph.ingest.projection.mutations import (
     ResolveReads,
     SeriesUpsert,
 )
+from provgraph.ingest.projection.numbering import (
+    NUMBER,
+    Numbers,
+    Scope,
+    number,
+    numbers_of,
+    wanted,
+)
 from provgraph.ingest.projection.ownership import Owner
 from provgraph.ingest.projection.resolution import (
     CREATED_AT,
@@ -129,6 +137,9 @@ class MemoryGraph(BatchWriter, GraphView):
         self._stored_at: dict[str, set[str]] = defaultdict(set)  # uri -> output ids
         self._made_by: dict[str, str] = {}  # output -> the run it is GENERATED_BY (the first)
         self._part_of: dict[str, str] = {}  # run -> the experiment it is PART_OF (the first)
+        # The numbering's lookups (`numbers`): experiments by project, runs by experiment.
+        self._experiments_in: dict[str, set[str]] = defaultdict(set)
+        self._runs_in: dict[str, set[str]] = defaultdict(set)
 
     def write(
         self, changes: Sequence[EventMutations], offsets: Sequence[PartitionOffset] = ()
@@ -203,11 +214,35 @@ class MemoryGraph(BatchWriter, GraphView):
     def _props(self, node_id: str) -> dict[str, Any]:
         return self.nodes[node_id][1] if node_id in self.nodes else {}
 
+    def _numbered(self, change: EventMutations) -> EventMutations:
+        """`change` with its experiment or run given its number, as the writer gives it in
+        its transaction (`projection.numbering`)."""
+        projects, experiments = wanted([change])
+        if not projects and not experiments:
+            return change
+        return number([change], self.numbers(projects, experiments))[0]
+
+    def numbers(self, projects: Ids, experiments: Ids) -> Numbers:
+        """The numbers held by the experiments of `projects` and the runs of `experiments`
+        (as `graphread.read_numbers` reads them)."""
+        rows = []
+        for label, scopes, members in (
+            (Label.EXPERIMENT, projects, self._experiments_in),
+            (Label.RUN, experiments, self._runs_in),
+        ):
+            for scope in sorted(set(scopes)):
+                for node_id in sorted(members.get(scope, ())):
+                    held = self.nodes[node_id][1].get(NUMBER[label])
+                    if held is not None:
+                        rows.append((Scope(label, scope), node_id, int(held)))
+        return numbers_of(rows)
+
     def apply(self, change: EventMutations) -> bool:
         """Apply one event's mutations; False (and nothing changes) for a known event_id,
         whatever its payload: the first copy wins (`verify` folds the log so)."""
         if self.applied(change.record.event_id):
             return False
+        change = self._numbered(change)
         # Nodes first, as in the writer: relationships always find both ends; the inferred
         # inputs last, from the facts stored then.
         for m in sorted(change.mutations, key=lambda m: not isinstance(m, NodeUpsert)):
@@ -244,6 +279,8 @@ class MemoryGraph(BatchWriter, GraphView):
             for key in ("uri", "storage_uri"):
                 if props.get(key) is not None:
                     self._stored_at[str(props[key])].add(m.id)
+            if m.label is Label.EXPERIMENT:
+                self._experiments_in[m.project].add(m.id)
         elif isinstance(m, EdgeUpsert):
             self._apply_edge(m)
             self._facts.add(m)
@@ -251,6 +288,7 @@ class MemoryGraph(BatchWriter, GraphView):
                 self._made_by.setdefault(m.src, m.dst)
             elif m.rel == Rel.PART_OF and m.dst_label == Label.EXPERIMENT:
                 self._part_of.setdefault(m.src, m.dst)
+                self._runs_in[m.dst].add(m.src)
         elif isinstance(m, EdgeSetReplace):
             self._apply_set(m)
         elif isinstance(m, SeriesUpsert):

@@ -28,7 +28,12 @@ from provgraph.schemas.storage import PARAMS, decode_json, record_key
 @register(Label.EXPERIMENT)
 @strawberry.type(description="A numbered experiment grouping runs.")
 class Experiment(Node):
-    number: Long | None = integer("number")
+    number: Long | None = integer(
+        "number", "Unique within the project: as stated when free, else the next one."
+    )
+    number_claimed: Long | None = integer(
+        "number_claimed", "The number stated when another experiment held it (renumbered)."
+    )
     key: str | None = text("key")
     goal: str | None = text("goal")
     code_name: str | None = text("code_name")
@@ -110,7 +115,14 @@ class RunInput:
 @strawberry.type(description="One training or processing run, failed and resumed ones included.")
 class Run(Node):
     name: str | None = text("name")
-    run_number: Long | None = integer("run_number")
+    run_number: Long | None = integer(
+        "run_number",
+        "Unique within the experiment (shared by the attempts of a resumed run): as stated "
+        "when free, else the next one.",
+    )
+    run_number_claimed: Long | None = integer(
+        "run_number_claimed", "The number stated when another run held it (renumbered)."
+    )
     status: str | None = text("status", "running | aborted | failed | completed")
     started_at: str | None = text("started_at")
     ended_at: str | None = text("ended_at")

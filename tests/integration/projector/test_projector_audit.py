@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from neo4j import Driver
+from support.numbering_story import Numbering
 from support.projection_workload import Workload
 
 from provgraph.cli import main
@@ -89,3 +91,45 @@ def test_verify_spills_the_fold_and_lists_differences_part_by_part(
     short = verify(settings, neo4j_driver, project, limit=5)
     assert short[:5] == every[:5] and short[5].startswith("... and ")
     assert list(spill.iterdir()) == []
+
+
+def test_numbers_given_live_are_those_replay_and_verify_give(
+    settings: IngestSettings, neo4j_driver: Driver, project: str, produce: Produce
+) -> None:
+    # Runs of two experiments on several partitions, most left to number, some claiming a
+    # number another holds, some resumed; the projector's batches several times smaller.
+    s = Numbering(project)
+    events = [s.created("a"), s.created("b"), s.created("c", number=1)]
+    resumed: list[Event] = []
+    for i in range(24):
+        experiment = "ab"[i % 2]
+        claim = 2 if i % 5 == 0 and i % 7 != 3 else None  # a resume claims none
+        resumes = f"r{i - 2}" if i % 7 == 3 else None
+        (resumed if resumes else events).append(
+            s.started(f"r{i}", experiment, number=claim, resumes=resumes)
+        )
+    produce(settings, events, [])
+    time.sleep(0.01)  # a resume starts after the run it resumes: later in the log
+    produce(settings, resumed, [])
+    settings = settings.model_copy(update={"projector_max_batch": 5})
+    with build_projector(settings, neo4j_driver) as projector:
+        projector.run_until_idle(timeout_s=60)
+    assert verify(settings, neo4j_driver, project) == []
+    live = graph_hash(neo4j_driver, project)
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (r:Run {project: $p})-[:PART_OF]->(x:Experiment) "
+        "RETURN r.id AS id, x.id AS x, r.run_number AS n",
+        p=project,
+    )
+    number = {r["id"]: r["n"] for r in records}
+    assert len(number) == 24 and None not in number.values()
+    for i in range(24):  # a resumed run shares its number; any other holds its own
+        others = [number[s.run(f"r{j}")] for j in range(i % 2, 24, 2) if j != i]
+        if i % 7 == 3:
+            assert number[s.run(f"r{i}")] == number[s.run(f"r{i - 2}")]
+        elif not any(i == j - 2 and j % 7 == 3 for j in range(24)):
+            assert number[s.run(f"r{i}")] not in others, i
+
+    _wipe(neo4j_driver, project, settings.events_topic)
+    replay(settings, GraphWriter(neo4j_driver), require_empty=False)
+    assert graph_hash(neo4j_driver, project) == live

@@ -27,9 +27,7 @@ def test_writers_numbering_one_experiment_at_once_never_give_a_number_twice(
     batches = {
         w: [
             [
-                project_event(
-                    s.started(f"w{w}-b{b}-r{r}", "sweep", number=(b + 1 if r else None))
-                )
+                project_event(s.started(f"w{w}-b{b}-r{r}", "sweep", number=(b + 1 if r else None)))
                 for r in range(RUNS_PER_BATCH)
             ]
             for b in range(BATCHES)
@@ -44,7 +42,7 @@ def test_writers_numbering_one_experiment_at_once_never_give_a_number_twice(
         try:
             for batch in batches[w]:
                 writer.write(batch)
-        except Exception as exc:  # noqa: BLE001 - reported below, with the writer
+        except Exception as exc:  # reported below, with the writer
             failures.append((w, exc))
 
     threads = [threading.Thread(target=write, args=(w,)) for w in range(WRITERS)]

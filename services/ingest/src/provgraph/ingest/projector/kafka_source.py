@@ -161,18 +161,24 @@ class KafkaEventSource(EventSource):
     def _note_quiet(self, partitions: list[int]) -> None:
         """Tell the gate which of `partitions` are read to their end, and since when."""
         since = int(time.time() * 1000) - self._order_wait_ms  # before asking: conservative
-        tps = [TopicPartition(self._topic, p) for p in partitions]
+        for tp in self._read_to_end([TopicPartition(self._topic, p) for p in partitions]):
+            self._gate.quiet(tp.partition, since)
+
+    def _read_to_end(self, tps: list[TopicPartition]) -> list[TopicPartition]:
+        """Those of `tps` whose position is at their end offset; none when the end offsets
+        cannot be read. Both reads are bounded: a position still unknown (None) when the broker
+        stops answering counts as not read to its end, so what waits on it keeps waiting."""
         try:
             ends = self.consumer.end_offsets(tps, timeout_ms=_END_OFFSETS_TIMEOUT_MS)
         except KafkaError as exc:  # unreachable: what is held stays held; polls go on
-            log.debug("end offsets of %s not read: %s", partitions, exc)
-            return
+            log.debug("end offsets of %s not read: %s", tps, exc)
+            return []
+        at_end = []
         for tp in tps:
-            # Bounded like the end offsets: a position still unknown (None) when the broker
-            # stops answering counts as not read to its end, so what waits on it keeps waiting.
             position = self.consumer.position(tp, timeout_ms=_END_OFFSETS_TIMEOUT_MS)
             if position is not None and position >= ends[tp]:
-                self._gate.quiet(tp.partition, since)
+                at_end.append(tp)
+        return at_end
 
     def _pace(self, assigned: set[int], waited_on: set[int]) -> None:
         """Keep at most a batch held per partition the gate does not wait on: the rest is
@@ -215,12 +221,12 @@ class KafkaEventSource(EventSource):
 
     def caught_up(self) -> bool:
         """True when every assigned partition's position is at its end offset and nothing
-        polled is held."""
+        polled is held (False, too, while the broker does not answer: the reads are
+        bounded)."""
         assigned = list(self.consumer.assignment())
         if not assigned or self._gate.held():
             return False
-        ends = self.consumer.end_offsets(assigned)
-        return all(self.consumer.position(tp) >= ends[tp] for tp in assigned)
+        return len(self._read_to_end(assigned)) == len(assigned)
 
     def close(self) -> None:
         """Leave the group without committing anything more."""

@@ -55,6 +55,10 @@ class Rel(StrEnum):
 # The last applied offset per (topic, partition), written in the same transaction as each batch.
 OFFSET_LABEL = "ProjectorOffset"
 APPLIED_EVENT_LABEL = "AppliedEvent"  # event ids already folded in (idempotency)
+# (:NumberingLock {scope}): one per scope of experiment or run numbers (`Experiment:<project>`,
+# `Run:<experiment id>`), merged and locked by the writer's transaction before it gives numbers
+# there, so that writers numbering one scope at once take turns. It carries nothing else.
+NUMBERING_LOCK_LABEL = "NumberingLock"
 # (:AppliedEvent)-[:TOUCHED]->(:Entity): every node an event touched, its way back to the log.
 # Not a lineage edge: lineage traversals name their relationship types and never follow it.
 TOUCHED_REL = "TOUCHED"
@@ -129,6 +133,7 @@ def schema_statements() -> list[str]:
     statements.append(_unique(OFFSET_LABEL, "topic", "partition"))
     statements.append(_unique(APPLIED_EVENT_LABEL, "event_id"))
     statements.append(_unique(METRIC_SERIES_LABEL, "id"))
+    statements.append(_unique(NUMBERING_LOCK_LABEL, "scope"))  # one lock per scope
     statements.append(_index(METRIC_SERIES_LABEL, "run"))  # a run's series, by its id
     statements.append(_lessons_index())
     return statements

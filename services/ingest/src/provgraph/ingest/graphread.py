@@ -32,11 +32,11 @@ from provgraph.ingest.projection.ownership import Owner
 from provgraph.schemas.graph import (
     APPLIED_EVENT_LABEL,
     METRIC_SERIES_LABEL,
+    NUMBERING_LOCK_LABEL,
     TOUCHED_REL,
     Label,
     Rel,
 )
-from provgraph.schemas.ids import project_id
 from provgraph.schemas.records import POLICY_RECORDS
 from provgraph.schemas.storage import CLAIMED, DELETED_AT, FIRST_SEEN_AT, PLACEHOLDER
 
@@ -318,19 +318,17 @@ RETURN experiment AS scope, r.id AS id, r.{NUMBER[Label.RUN]} AS number
 """
 
 
-# Taken first in the writer's transaction: the write lock of each scope's node that exists
-# (the Project node, the Experiment), held until it commits, so that projector members
-# numbering in one scope at once give their numbers one after the other. Setting and removing
-# a property takes the lock and leaves nothing behind.
-LOCK_SCOPES = {
-    label: f"""
-UNWIND $ids AS id
-MATCH (n:{label} {{id: id}})
-SET n.`_numbering` = true
-REMOVE n.`_numbering`
+# Taken first in the writer's transaction: the write lock of each scope's `NumberingLock`
+# (merged under its uniqueness constraint, so two writers meet on one node even for a scope
+# new to both), held until the transaction commits, so that writers numbering one scope at
+# once give their numbers one after the other. Setting and removing a property takes the lock
+# and stores nothing.
+LOCK_SCOPES = f"""
+UNWIND $scopes AS scope
+MERGE (l:{NUMBERING_LOCK_LABEL} {{scope: scope}})
+SET l.taken = true
+REMOVE l.taken
 """
-    for label in (Label.PROJECT, Label.EXPERIMENT)
-}
 
 
 def read_numbers(
@@ -339,12 +337,9 @@ def read_numbers(
     """The numbers held in the scopes asked, read with `run(query, **params)` in the writer's
     transaction (numbers are given in the transaction that writes them), once it holds the
     lock of every scope asked (`LOCK_SCOPES`); nothing is read for what is not asked."""
-    for label, ids in (
-        (Label.PROJECT, [project_id(p) for p in projects]),
-        (Label.EXPERIMENT, experiments),
-    ):
-        if ids:
-            list(run(LOCK_SCOPES[label], ids=sorted(ids)))
+    scopes = [Scope(Label.EXPERIMENT, p) for p in projects]
+    scopes += [Scope(Label.RUN, x) for x in experiments]
+    list(run(LOCK_SCOPES, scopes=sorted(str(scope) for scope in scopes)))
     rows: list[tuple[Scope, str, int]] = []
     for label, query, asked in (
         (Label.EXPERIMENT, EXPERIMENT_NUMBERS, {"projects": sorted(projects)}),

@@ -56,6 +56,9 @@ class Scope:
     label: Label
     within: str
 
+    def __str__(self) -> str:
+        return f"{self.label.value}:{self.within}"
+
 
 @dataclass
 class Numbers:

@@ -7,8 +7,12 @@ from typing import Any
 from urllib.parse import quote
 
 from explorer_helpers import WAIT_MS, Api, Explorer, Stories, js_text, node_route
+from neo4j import Driver
+from support.numbering_story import Numbering
 
 from provgraph.cli.demo_story import FINETUNE, PRETRAIN
+from provgraph.ingest.projection import project_event
+from provgraph.ingest.projector.writer import GraphWriter
 
 _SEARCH = "query ($text: String!) { search(text: $text, first: 100) { id } }"
 
@@ -32,6 +36,8 @@ _VERSION = """query ($id: ID!) { node(id: $id) {
   }
 } }"""
 
+
+_CLAIMED = "query ($id: ID!) { node(id: $id) { ... on Run { runNumber runNumberClaimed } } }"
 
 _SERIES = """query ($id: ID!) { node(id: $id) {
   ... on Run { metricSeries { name points { step value } } checkpoints { step metrics } }
@@ -200,3 +206,29 @@ def test_a_dataset_version_card_shows_the_graphs_values(
         "s3://demo/web-corpus/v1/",
     )
     assert _link(explorer, "dataset") == f"#/node/{quote(node['dataset']['id'], safe='')}"
+
+
+def test_a_renumbered_run_card_shows_the_number_it_claimed(
+    explorer: Explorer, api: Api, stories: Stories, neo4j_driver: Driver
+) -> None:
+    # Two runs of a new experiment of the demo project both claim number 1: the second is
+    # renumbered, and its card says what it claimed; the first's card says nothing of it.
+    s = Numbering(stories.demo)
+    events = [s.created("renumbered"), s.started("first", "renumbered", number=1)]
+    events.append(s.started("second", "renumbered", number=1))
+    GraphWriter(neo4j_driver).write([project_event(e) for e in events])
+    first, second = s.run("first"), s.run("second")
+    nodes = {run: _node(api, stories.reader, _CLAIMED, run) for run in (first, second)}
+    cards = {first: _open_card(explorer, stories.reader, first)}
+    explorer.go(node_route(second))  # the same page, signed in: the next card
+    explorer.page.locator(f'[data-node-card="{second}"]').wait_for(timeout=WAIT_MS)
+    cards[second] = explorer.fields()
+    shown = {
+        run: (cards[run].get("runNumber"), cards[run].get("runNumberClaimed")) for run in cards
+    }
+    assert nodes[first] == {"runNumber": 1, "runNumberClaimed": None}
+    assert shown[first] == ("1", None)
+    assert nodes[second] == {"runNumber": 2, "runNumberClaimed": 1}
+    assert shown[second][0] == "2"
+    claimed = shown[second][1]
+    assert claimed is not None and claimed.startswith("1 (held by another run")

@@ -101,7 +101,7 @@ export const NODE_QUERY = typed<G.NodeCardQuery, G.NodeCardQueryVariables>(/* Gr
         usedBy { role consumer { ...NodeFields } }
       }
       ... on Run {
-        startedAt endedAt params finalMetrics finalStep conclusion
+        runNumberClaimed startedAt endedAt params finalMetrics finalStep conclusion
         interruptionCause resumedAtStep abortReason
         code { repo commit dirty }
         error { type message traceback }

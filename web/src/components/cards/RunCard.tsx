@@ -165,6 +165,11 @@ export function RunCard({ node: r }: { node: NodeCardOf<"Run"> }) {
           <Field name="runNumber" label="Run number">
             <Value value={r.runNumber} />
           </Field>
+          {r.runNumberClaimed != null && (
+            <Field name="runNumberClaimed" label="Number claimed">
+              <Value value={r.runNumberClaimed} /> (held by another run of the experiment: renumbered)
+            </Field>
+          )}
           {r.experiment?.goal && (
             <Field name="experiment.goal" label="Goal">
               {r.experiment.goal}

@@ -367,7 +367,6 @@ def run(infra: PrivateInfra, tops: list[str], bottoms: list[str], samples: int) 
     calls = max(samples, 20)
     graphql = {c.label: _in_process(gql, c.lineage_doc, calls) for c in cases}
     hops = {c.label: _in_process(gql, c.expand_doc, calls) for c in cases}
-    gql.close()
     return _table(cases, results, graphql, hops, samples, calls)
 
 

@@ -203,7 +203,6 @@ def run(infra: PrivateInfra, repeat: int, runs: int = RUNS) -> Table:
             check = pipeline.check_graph(infra, reference, "W1 end to end")
             gql = GraphQL(infra.driver)
             questions = _questions(w1, *ask_ours(gql), "provgraph")
-            gql.close()
             start = time.perf_counter()
             with contextlib.redirect_stdout(io.StringIO()):  # a "View run at" line per run
                 exp, _ = log_mlflow(client, w1, f"r{i}")

@@ -317,7 +317,6 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
     rows.append(("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples)))
     advice = [sides.recipes("advise-checkpoints", f"experiment:{p}/exp-3", "") for p in projects]
     rows.append(("advise-checkpoints", _measure(advice, samples)))
-    gql.close()
     table = Table(
         "queries",
         f"Queries: p50/p99 ms, {samples} calls per row over {len(projects)} start nodes",

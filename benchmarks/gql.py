@@ -1,8 +1,11 @@
-"""The query service's GraphQL schema executed in-process (no HTTP, so no auth in the way)."""
+"""The query service's GraphQL schema executed in-process (no HTTP, so no auth in the way).
+
+A call executes on the caller's thread (`execute_here`), as the service executes a request on
+its worker thread and as the raw side calls the driver: the hop from the service's event loop
+onto that thread belongs to the HTTP transport (one per request), not to GraphQL."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from neo4j import Driver
@@ -22,17 +25,11 @@ class GraphQL:
         self.readers = neo4j_readers(driver, settings=self.settings)
         self.recipes = Recipes(self.readers.recipes)
         self.schema = make_schema(self.settings)
-        self.loop = asyncio.new_event_loop()
 
     def execute(self, query: str, **variables: Any) -> dict[str, Any]:
         context = make_context(self.settings, self.readers, self.recipes)
-        result = self.loop.run_until_complete(
-            self.schema.execute(query, variable_values=variables, context_value=context)
-        )
+        result = self.schema.execute_here(query, variable_values=variables, context_value=context)
         if result.errors:
             raise RuntimeError(f"GraphQL errors: {result.errors}")
         assert result.data is not None
         return result.data
-
-    def close(self) -> None:
-        self.loop.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -39,8 +40,21 @@ class GraphContext(BaseContext):
         self.loaders = Loaders(readers.graph, scope)
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a blocking read-model call off the event loop, so requests stay concurrent."""
-        return await asyncio.to_thread(fn, *args, **kwargs)
+        """A blocking read-model call, made in place: a request runs whole on a worker thread
+        (`ProvenanceSchema.execute`), so the service's event loop never waits on a read."""
+        return fn(*args, **kwargs)
+
+
+_threads = threading.local()
+
+
+def request_loop() -> asyncio.AbstractEventLoop:
+    """The calling thread's own event loop, made on first use and kept: a worker thread runs
+    one request at a time on it, DataLoaders batching within the request as anywhere."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_threads, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _threads.loop = asyncio.new_event_loop()
+    return loop
 
 
 Info = strawberry.Info[GraphContext, None]

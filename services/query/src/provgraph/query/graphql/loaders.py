@@ -1,11 +1,11 @@
 """Per-request DataLoaders: every neighbour list of a GraphQL answer in one read per relation.
 
-A list of 50 runs asking for `inputs` makes one `ReadModel.neighbours` call, not 50.
+A list of 50 runs asking for `inputs` makes one `ReadModel.neighbours` call, not 50. A batch
+is read in place, on the request's worker thread (`ProvenanceSchema.execute`).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
@@ -55,7 +55,7 @@ class Loaders:
         if key not in self._batched:
 
             async def load(ids: list[str]) -> Sequence[T]:
-                return await asyncio.to_thread(fetch, ids)
+                return fetch(ids)
 
             self._batched[key] = DataLoader(load_fn=load)
         loader: DataLoader[str, T] = self._batched[key]
@@ -63,7 +63,7 @@ class Loaders:
 
     def _load_nodes(self, as_of: str | None) -> NodeBatch:
         async def load(ids: list[str]) -> Sequence[NodeView | None]:
-            return await asyncio.to_thread(self._reader.nodes, ids, self._scope, as_of)
+            return self._reader.nodes(ids, self._scope, as_of)
 
         return load
 
@@ -71,8 +71,6 @@ class Loaders:
         rel, direction, as_of = key
 
         async def load(ids: list[str]) -> Sequence[list[Pair]]:
-            return await asyncio.to_thread(
-                self._reader.neighbours, ids, rel, direction, self._scope, as_of
-            )
+            return self._reader.neighbours(ids, rel, direction, self._scope, as_of)
 
         return load

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
 from starlette.requests import Request
 from strawberry.fastapi import GraphQLRouter
 from strawberry.schema.config import StrawberryConfig
-from strawberry.types import ExecutionContext
+from strawberry.types import ExecutionContext, ExecutionResult
+from strawberry.types.graphql import OperationType
 
 # Every node type must be imported so that `to_node` knows it and the schema lists it.
 from provgraph.query.graphql import data, models, runs
@@ -18,7 +21,7 @@ from provgraph.query.graphql.best_env import BestEnvQuery
 from provgraph.query.graphql.checkpoints import CheckpointsQuery
 from provgraph.query.graphql.columns import ColumnQuery
 from provgraph.query.graphql.compare import CompareQuery
-from provgraph.query.graphql.context import GraphContext
+from provgraph.query.graphql.context import GraphContext, request_loop
 from provgraph.query.graphql.cost import CostQuery
 from provgraph.query.graphql.doccache import DocumentCache
 from provgraph.query.graphql.errors import StructuredErrors, is_expected
@@ -73,9 +76,42 @@ class Query(
 
 
 class ProvenanceSchema(strawberry.Schema):
-    """Logs only unexpected errors: a `not_found` is the caller's answer, not an incident."""
+    """Runs each request whole on one worker thread, and logs only unexpected errors (a
+    `not_found` is the caller's answer, not an incident).
+
+    The read model is blocking (the Neo4j driver's sync API), and the service answers from an
+    event loop. A request therefore leaves the loop once, for a worker thread that executes it
+    on its own loop (`execute_here`): its resolvers and DataLoaders read in place. One hop per
+    request, however many reads it makes, and none between its reads and their fields."""
 
     document_cache: DocumentCache
+
+    async def execute(
+        self,
+        query: str | None,
+        variable_values: dict[str, Any] | None = None,
+        context_value: Any | None = None,
+        root_value: Any | None = None,
+        operation_name: str | None = None,
+        allowed_operation_types: Iterable[OperationType] | None = None,
+        operation_extensions: dict[str, Any] | None = None,
+    ) -> ExecutionResult:
+        """strawberry's `execute`, on a worker thread (`execute_here`)."""
+        return await asyncio.to_thread(
+            self.execute_here,
+            query,
+            variable_values,
+            context_value,
+            root_value,
+            operation_name,
+            allowed_operation_types,
+            operation_extensions,
+        )
+
+    def execute_here(self, *args: Any, **kwargs: Any) -> ExecutionResult:
+        """strawberry's `execute` on the calling thread, which must not be running an event
+        loop (a worker thread, a script); returns the complete answer."""
+        return request_loop().run_until_complete(super().execute(*args, **kwargs))
 
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None

@@ -7,7 +7,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
 import strawberry
 from fakes import fake_readers
@@ -16,6 +16,7 @@ from strawberry.scalars import JSON
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from provgraph.query.graphql.execution import LeafExecution
+from provgraph.query.graphql.fields import read_from_view, viewed
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.settings import QuerySettings
 
@@ -89,8 +90,24 @@ def _things(kind: str, n: int) -> list[Any]:
     return items if bad is None and kind != "none" else [*items[:2], bad, *items[2:]]
 
 
+@read_from_view
+@strawberry.type
+class Seen:
+    """Fields read from a view (as the lineage's nodes and edges read theirs), and one not."""
+
+    view: strawberry.Private[dict[str, Any]]
+    id: strawberry.ID = viewed(lambda v: strawberry.ID(v["id"]))
+    size: int | None = viewed(lambda v: v.get("size"))
+    label: str = "seen"
+
+
 @strawberry.type
 class Query:
+    @strawberry.field
+    def seen(self, bad: bool = False) -> list[Seen]:
+        views: list[dict[str, Any]] = [{"id": f"s{i}", "size": i or None} for i in range(5)]
+        return [Seen(view=v) for v in (views if not bad else [*views, {"id": None}])]
+
     @strawberry.field
     def things(self, kind: str = "good", n: int = 6) -> list[Thing | None]:
         return _things(kind, n)
@@ -113,25 +130,31 @@ FIELDS = """__typename id n: count ... on Box { colour props count } ... on Bag 
 
 
 class Counting(LeafExecution):
-    """Counts the objects graphql-core completes one by one."""
+    """Counts the objects graphql-core completes one by one, and keeps the one-pass plans."""
 
     objects = 0
+    plans: ClassVar[list[Any]] = []
 
     def complete_object_value(self, *args: Any, **kw: Any) -> Any:
         Counting.objects += 1
         return super().complete_object_value(*args, **kw)
 
+    def _plan(self, *args: Any) -> Any:
+        made = super()._plan(*args)
+        Counting.plans.append(made)
+        return made
+
 
 def _schema(executor: type) -> strawberry.Schema:
     return strawberry.Schema(
-        query=Query, types=[Box, Bag, Odd, Crate, Tin], execution_context_class=executor
+        query=Query, types=[Box, Bag, Odd, Crate, Tin, Seen], execution_context_class=executor
     )
 
 
 def _same(query: str) -> Any:
     """The answer of the one-pass executor, checked equal (key order, errors) to the standard
     executor's; returns it with how many objects graphql-core completed one by one."""
-    Counting.objects = 0
+    Counting.objects, Counting.plans = 0, []
     fast = asyncio.run(_schema(Counting).execute(query))
     objects = Counting.objects
     standard = asyncio.run(_schema(StrawberryGraphQLCoreExecutionContext).execute(query))
@@ -191,7 +214,7 @@ def _lineage(executor: type, direction: str) -> tuple[Any, int]:
         root { id } nodes { __typename id type properties ... on Run { name status } }
         edges { from to type properties } depths } }"""
     variables = {"id": "dataset:p/web@v1", "direction": direction}
-    Counting.objects = 0
+    Counting.objects, Counting.plans = 0, []
     result = asyncio.run(schema.execute(query, variable_values=variables, context_value=context))
     assert result.errors is None
     return result.data, Counting.objects
@@ -199,10 +222,28 @@ def _lineage(executor: type, direction: str) -> tuple[Any, int]:
 
 def test_lineage_nodes_and_edges_take_the_one_pass() -> None:
     fast, objects = _lineage(Counting, "DOWNSTREAM")
+    plans = list(Counting.plans)
     standard, _ = _lineage(StrawberryGraphQLCoreExecutionContext, "DOWNSTREAM")
     assert json.dumps(fast) == json.dumps(standard)
     assert len(fast["lineage"]["nodes"]) >= 4 and fast["lineage"]["edges"]
     assert objects == 2  # the Lineage and its root; every node and edge in one pass
+    assert plans and all(plan.on_view for plan in plans)  # each view read once a row
+
+
+def test_fields_read_from_views_are_read_from_each_view_once_alike() -> None:
+    seen = [{"__typename": "Seen", "id": f"s{i}", "size": i or None} for i in range(5)]
+    answer, objects = _same("{ seen { __typename id size } }")
+    assert objects == 0 and answer.data == {"seen": seen}
+    assert {plan.on_view for plan in Counting.plans} == {True}
+    # A plain attribute beside them: every field read from the item, as before.
+    answer, objects = _same("{ seen { id label } }")
+    assert objects == 0 and answer.data["seen"][4] == {"id": "s4", "label": "seen"}
+    assert {plan.on_view for plan in Counting.plans} == {False}
+    answer, objects = _same("{ seen { __typename } }")
+    assert objects == 0 and answer.data["seen"][0] == {"__typename": "Seen"}
+    assert {plan.on_view for plan in Counting.plans} == {False}
+    answer, objects = _same("{ seen(bad: true) { id size } }")  # a null id: the standard way
+    assert objects > 0 and answer.errors
 
 
 def test_a_list_of_one_is_answered_alike() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -20,7 +21,14 @@ from provgraph.query.read.convert import (
     uri_variants,
 )
 from provgraph.query.read.feedback_reads import feedback_record
-from provgraph.query.read.model import Direction, Scope
+from provgraph.query.read.model import (
+    Direction,
+    EdgeView,
+    NodeView,
+    Scope,
+    built,
+    field_names,
+)
 from provgraph.query.read.reader import _history_entry
 from provgraph.query.read.recipe_reads import DERIVATION, RECIPE_ARTIFACT, RECIPE_RUN
 from provgraph.schemas import issued_name
@@ -70,6 +78,21 @@ def test_node_view_lifts_bookkeeping_and_hides_stamps() -> None:
 def test_edge_view_drops_version_stamp() -> None:
     edge = edge_view({"src": "a", "dst": "b", "type": "USED", "props": {"role": "t", "_v": "x"}})
     assert (edge.src, edge.dst, edge.type, dict(edge.props)) == ("a", "b", "USED", {"role": "t"})
+
+
+def test_views_are_built_whole_equal_and_frozen_as_their_constructor_builds_them() -> None:
+    node = _Node({"Entity", "Run"}, {"id": "run:x", "project": "p", "status": "completed"})
+    view = node_view(node)
+    assert set(vars(view)) == field_names(NodeView)  # every field, nothing else
+    same = NodeView(**{name: getattr(view, name) for name in field_names(NodeView)})
+    assert view == same and repr(view) == repr(same)
+    edge = edge_view({"src": "a", "dst": "b", "type": "USED", "props": {"role": "t"}})
+    assert set(vars(edge)) == field_names(EdgeView)
+    assert edge == EdgeView(src="a", dst="b", type="USED", props=edge.props)
+    for frozen in (view, edge):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            frozen.type = "Other"  # type: ignore[misc]
+    assert built(Scope, {"projects": None}) == Scope.everything()
 
 
 def test_scope_params() -> None:

@@ -75,7 +75,8 @@ class LeafExecution(StrawberryGraphQLCoreExecutionContext):
             runtime = flat.runtime_type(self.schema, item_type, cls)
             made = None
             if runtime is not None:
-                made = flat.plan(runtime, self.collect_subfields(runtime, details), self._leaf)
+                collected = self.collect_subfields(runtime, details)
+                made = flat.plan(runtime, collected, self._leaf, cls)
             self._plans[key] = (details, made)
         return self._plans[key][1]
 

@@ -147,6 +147,13 @@ class _FromView:
         return self if obj is None else self._read(obj.view)
 
 
+def view_read(cls: type, name: str) -> Callable[[Any], Any] | None:
+    """How the declared field `name` of `cls` reads its value from the view (`read(view)`), or
+    None when it is not read from the view: for callers that hold the view already."""
+    declared = next((c.__dict__[name] for c in cls.__mro__ if name in c.__dict__), None)
+    return declared._read if isinstance(declared, _FromView) else None
+
+
 def read_from_view(cls: type[T]) -> type[T]:
     """Class decorator, after `@strawberry.type`: every declared field of `cls` (its own and
     those it inherits) reads its value from the object's view when asked."""

@@ -16,14 +16,16 @@ plain dicts, when for every item:
 
 Otherwise the whole list goes the standard way (the values are read again), so answers and
 errors are graphql-core's own. The plan of a (list field, item class) pair, which fields to read
-and how to complete them, is made once per request.
+and how to complete them, is made once per request. When every field it reads is read from the
+item's view (`fields.read_from_view`: the nodes and edges of a lineage), a row reads the view
+once and each value straight from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphql import (
     GraphQLAbstractType,
@@ -41,14 +43,22 @@ from strawberry.types.base import StrawberryObjectDefinition
 from strawberry.types.cast import get_strawberry_type_cast
 from strawberry.types.field import StrawberryField
 
+from provgraph.query.graphql.fields import view_read
+
 _BACKREF = "strawberry-definition"  # where strawberry keeps a GraphQL type's definition
 
 
 TYPENAME = "__typename"
-# One selected field: (response name, read the value from the item or None for __typename,
-# complete it or the type name, non-null).
+# One selected field: (response name, read the value from the item, or from its view when the
+# plan says so, or None for __typename; complete it or the type name; non-null).
 Entry = tuple[str, Callable[[Any], Any] | None, Any, bool]
-Plan = tuple[Entry, ...]
+
+
+class Plan(NamedTuple):
+    on_view: bool  # every read takes the item's view, not the item
+    entries: tuple[Entry, ...]
+
+
 Leaf = tuple[GraphQLLeafType, bool] | None
 LeafOf = Callable[[GraphQLObjectType, str, Any], Leaf]
 Collect = Callable[[GraphQLObjectType, Any], Any]
@@ -81,28 +91,42 @@ def runtime_type(
     return None
 
 
-def plan(runtime: GraphQLObjectType, collected: Any, leaf_of: LeafOf) -> Plan | None:
+def plan(runtime: GraphQLObjectType, collected: Any, leaf_of: LeafOf, cls: type) -> Plan | None:
     """How to answer the fields `collected` (graphql-core's collected sub-fields of `runtime`)
-    of an item, or None when one of them is not a plain scalar field."""
+    of an item of class `cls`, or None when one of them is not a plain scalar field."""
     grouped, defers, *_ = collected
     if defers:
         return None
-    entries: list[Entry] = []
+    chosen: list[tuple[str, GraphQLField | None, Any, bool]] = []
     for response_name, details in grouped.items():
         if any(getattr(detail, "defer_usage", None) is not None for detail in details):
             return None
         node = details[0].node
         name = node.name.value
         if name == TYPENAME:
-            entries.append((response_name, None, runtime.name, True))
+            chosen.append((response_name, None, runtime.name, True))
             continue
         field_def = runtime.fields.get(name)
         leaf = None if field_def is None or node.arguments else leaf_of(runtime, name, field_def)
         if field_def is None or leaf is None:
             return None
         kind, non_null = leaf
-        entries.append((response_name, _reader(field_def), kind.coerce_output_value, non_null))
-    return tuple(entries)
+        chosen.append((response_name, field_def, kind.coerce_output_value, non_null))
+    reads = {name: _view_read(d, cls) for name, d, _, _ in chosen if d is not None}
+    on_view = bool(reads) and None not in reads.values()
+    entries = tuple(
+        (name, None if d is None else reads[name] if on_view else _reader(d), finish, non_null)
+        for name, d, finish, non_null in chosen
+    )
+    return Plan(on_view, entries)
+
+
+def _view_read(field_def: GraphQLField, cls: type) -> Callable[[Any], Any] | None:
+    """The field's read from an item's view, when `cls` reads it from its view as an attribute."""
+    field = (field_def.extensions or {}).get(_BACKREF)
+    if isinstance(field, StrawberryField) and field.default_resolver is getattr:
+        return view_read(cls, field.python_name)
+    return None
 
 
 def _reader(field_def: GraphQLField) -> Callable[[Any], Any]:
@@ -129,7 +153,7 @@ def complete(items: Sequence[Any], plans: Callable[[type], Plan | None]) -> list
             entries = chosen[cls]
             if entries is None or get_strawberry_type_cast(item) is not None:
                 return None
-            row = _row(item, entries)
+            row = _row(item.view if entries.on_view else item, entries.entries)
             if row is None:
                 return None
             append(row)
@@ -138,13 +162,13 @@ def complete(items: Sequence[Any], plans: Callable[[type], Plan | None]) -> list
     return answer
 
 
-def _row(item: Any, entries: Plan) -> dict[str, Any] | None:
+def _row(source: Any, entries: tuple[Entry, ...]) -> dict[str, Any] | None:
     row: dict[str, Any] = {}
     for name, read, finish, non_null in entries:
         if read is None:
             row[name] = finish  # __typename
             continue
-        value = read(item)
+        value = read(source)
         if value is None:
             if non_null:
                 return None

@@ -11,10 +11,11 @@ import binascii
 import functools
 import json
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from provgraph.query.errors import InvalidArgumentError
-from provgraph.query.read.model import EdgeView, GraphPath, NodeView, NodeWhere, Scope
+from provgraph.query.read.model import EdgeView, GraphPath, NodeView, NodeWhere, Scope, built
 from provgraph.schemas import storage
 from provgraph.schemas.graph import Label, Rel
 
@@ -27,22 +28,25 @@ def node_view(node: Any) -> NodeView:
     # Called for every node of an answer (up to 10,000 in a lineage): the driver's own
     # property map read in place (read-only, not copied), and the label sets, few, mapped once.
     props = stored_map(node)
-    return NodeView(
-        id=str(props[storage.ID]),
-        type=_kind(node.labels),
-        project=props.get(storage.PROJECT),
-        first_seen_at=props.get(storage.FIRST_SEEN_AT),
-        last_event_at=props.get(storage.LAST_EVENT_AT),
-        deleted_at=props.get(storage.DELETED_AT),
-        placeholder=bool(props.get(storage.PLACEHOLDER, False)),
-        props=PublicProps(props),
-    )
+    values = {
+        "id": str(props[storage.ID]),
+        "type": _kind(node.labels),
+        "project": props.get(storage.PROJECT),
+        "first_seen_at": props.get(storage.FIRST_SEEN_AT),
+        "last_event_at": props.get(storage.LAST_EVENT_AT),
+        "deleted_at": props.get(storage.DELETED_AT),
+        "placeholder": bool(props.get(storage.PLACEHOLDER, False)),
+        "props": PublicProps(props),
+    }
+    return built(NodeView, values)
 
 
 def stored_map(entity: Any) -> Mapping[str, Any]:
     """A driver Node's or Relationship's properties as a read-only map, without a copy."""
     items = entity.items()
     mapping = getattr(items, "mapping", None)  # a dict's items view names its dict, read-only
+    if type(mapping) is MappingProxyType:  # the common case, without the ABC check
+        return mapping
     return mapping if isinstance(mapping, Mapping) else dict(items)
 
 
@@ -101,12 +105,13 @@ def _kind(labels: frozenset[str]) -> str:
 
 def edge_view(row: Mapping[str, Any]) -> EdgeView:
     """An edge map {src, dst, type, props} as returned by the read queries."""
-    return EdgeView(
-        src=str(row["src"]),
-        dst=str(row["dst"]),
-        type=str(row["type"]),
-        props=PublicProps(row.get("props") or {}, _EDGE_SHOWS_ALL),
-    )
+    values = {
+        "src": str(row["src"]),
+        "dst": str(row["dst"]),
+        "type": str(row["type"]),
+        "props": PublicProps(row.get("props") or {}, _EDGE_SHOWS_ALL),
+    }
+    return built(EdgeView, values)
 
 
 def graph_path(row: Mapping[str, Any]) -> GraphPath:

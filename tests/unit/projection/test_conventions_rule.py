@@ -7,7 +7,6 @@ from support.conventions_story import ROOT, checkpoint, conventions_policy, even
 from support.record_policy import logged
 
 from provgraph.ingest.projection import project_event
-from provgraph.ingest.projection.completeness import own_node
 from provgraph.ingest.projection.conventions_rule import (
     NameBreaksRule,
     PlaceRefused,
@@ -15,6 +14,7 @@ from provgraph.ingest.projection.conventions_rule import (
     named,
 )
 from provgraph.ingest.projection.discipline import RecordFacts, judge, places_wanted
+from provgraph.ingest.projection.mutations import own_node
 from provgraph.schemas.conventions import NamedKind
 
 P = "vision"

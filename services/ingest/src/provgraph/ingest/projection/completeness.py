@@ -25,11 +25,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from provgraph.ingest.projection.mutations import (
-    EdgeUpsert,
     EventMutations,
     NodeUpsert,
     ProjectionError,
     Versioned,
+    own_edges,
 )
 from provgraph.schemas.conventions import NO_CONVENTIONS, Conventions
 from provgraph.schemas.events.model import ModelStatus
@@ -229,26 +229,10 @@ def _remedy(kind: RecordKind, lacks: bool, gates: bool) -> str:
     return "; ".join(([send] if lacks else []) + ([train] if gates else []))
 
 
-def own_node(change: EventMutations) -> NodeUpsert | None:
-    """The upsert of the event's own subject, if it writes one."""
-    subject = change.record.subject
-    found = [m for m in change.mutations if isinstance(m, NodeUpsert) and m.id == subject]
-    return found[0] if found else None
-
-
-def _edges(change: EventMutations, rel: Rel) -> list[EdgeUpsert]:
-    subject = change.record.subject
-    return [
-        m
-        for m in change.mutations
-        if isinstance(m, EdgeUpsert) and m.src == subject and m.rel is rel
-    ]
-
-
 def _holds(change: EventMutations, node: NodeUpsert, element: str) -> bool:
     if element in _PROPERTY:
         return _PROPERTY[element] in node.lww
-    return bool(_edges(change, _RELATIONSHIP[element]))
+    return bool(own_edges(change, _RELATIONSHIP[element]))
 
 
 def missing_elements(
@@ -275,14 +259,14 @@ def evaluated(change: EventMutations) -> list[str]:
     """The model versions an evaluation event evaluates."""
     if change.record.event_type != MODEL_EVALUATED:
         return []
-    return [edge.dst for edge in _edges(change, Rel.EVALUATED)]
+    return [edge.dst for edge in own_edges(change, Rel.EVALUATED)]
 
 
 def train_inputs(change: EventMutations) -> list[str]:
     """The dataset versions a run.started trains on (inputs of role ``train``), sorted."""
     if change.record.event_type != RUN_STARTED:
         return []
-    edges = _edges(change, Rel.USED)
+    edges = own_edges(change, Rel.USED)
     return sorted({e.dst for e in edges if e.key.get("role") == TRAIN})
 
 

@@ -48,7 +48,6 @@ from provgraph.ingest.projection.completeness import (
     evaluated,
     gate_failures,
     missing_elements,
-    own_node,
     recorded_gates,
     stated_policy,
     train_inputs,
@@ -61,7 +60,12 @@ from provgraph.ingest.projection.conventions_rule import (
     output_of,
     taken,
 )
-from provgraph.ingest.projection.mutations import EventMutations, NodeUpsert, ProjectionError
+from provgraph.ingest.projection.mutations import (
+    EventMutations,
+    NodeUpsert,
+    ProjectionError,
+    own_node,
+)
 from provgraph.ingest.projection.numbering import scope_of, stated
 from provgraph.schemas.events.environment import EnvironmentSnapshotRecordedPayload
 from provgraph.schemas.records import RecordKind
@@ -443,7 +447,7 @@ def _numbering_reads_teaches(
     scope = scope_of(change)
     if scope is None:
         return set(), set()
-    within, claim = f"{scope.label}:{scope.within}", stated(change)
+    within, claim = str(scope), stated(change)
     if claim is None:
         return {("numbers", within)}, {("numbers", within), ("assigned", within)}
     number = ("number", f"{within}#{claim}")

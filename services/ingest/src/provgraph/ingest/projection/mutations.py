@@ -173,3 +173,20 @@ class EventMutations:
 
     record: EventRecord
     mutations: tuple[Mutation, ...]
+
+
+def own_node(change: EventMutations) -> NodeUpsert | None:
+    """The upsert of the event's own subject, if it writes one."""
+    subject = change.record.subject
+    nodes = (m for m in change.mutations if isinstance(m, NodeUpsert) and m.id == subject)
+    return next(nodes, None)
+
+
+def own_edges(change: EventMutations, rel: Rel) -> list[EdgeUpsert]:
+    """The event's upserts of `rel` edges from its own subject."""
+    subject = change.record.subject
+    return [
+        m
+        for m in change.mutations
+        if isinstance(m, EdgeUpsert) and m.src == subject and m.rel is rel
+    ]

@@ -29,17 +29,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from provgraph.ingest.projection.completeness import RUN_STARTED
 from provgraph.ingest.projection.mutations import (
-    EdgeUpsert,
     EventMutations,
     NodeUpsert,
     Versioned,
+    own_edges,
+    own_node,
 )
 from provgraph.ingest.projection.ownership import run_of
 from provgraph.schemas.graph import Label, Rel
 
 EXPERIMENT_CREATED = "experiment.created"
-RUN_STARTED = "run.started"
 NUMBER = {Label.EXPERIMENT: "number", Label.RUN: "run_number"}
 """The property that holds each numbered label's number."""
 CLAIMED = {label: f"{prop}_claimed" for label, prop in NUMBER.items()}
@@ -96,22 +97,6 @@ def numbers_of(rows: Iterable[tuple[Scope, str, int]]) -> Numbers:
     return numbers
 
 
-def _edge(change: EventMutations, rel: Rel) -> str | None:
-    subject = change.record.subject
-    for m in change.mutations:
-        if isinstance(m, EdgeUpsert) and m.src == subject and m.rel is rel:
-            return m.dst
-    return None
-
-
-def _own(change: EventMutations, label: Label) -> NodeUpsert | None:
-    subject = change.record.subject
-    for m in change.mutations:
-        if isinstance(m, NodeUpsert) and m.id == subject and m.label is label:
-            return m
-    return None
-
-
 def scope_of(change: EventMutations) -> Scope | None:
     """Where the subject of `change` is numbered; None when it is not a numbering event or
     numbers nothing (a run in no experiment)."""
@@ -119,16 +104,29 @@ def scope_of(change: EventMutations) -> Scope | None:
     if label is Label.EXPERIMENT:
         return Scope(label, change.record.project)
     if label is Label.RUN:
-        experiment = _edge(change, Rel.PART_OF)
-        return Scope(label, experiment) if experiment is not None else None
+        experiments = own_edges(change, Rel.PART_OF)
+        return Scope(label, experiments[0].dst) if experiments else None
     return None
+
+
+def numbered(change: EventMutations) -> tuple[Scope, NodeUpsert] | None:
+    """Where the subject of `change` is numbered, and the upsert that numbers it; None when
+    the event numbers nothing."""
+    scope = scope_of(change)
+    node = own_node(change) if scope is not None else None
+    if scope is None or node is None or node.label is not scope.label:
+        return None
+    return scope, node
 
 
 def stated(change: EventMutations) -> int | None:
     """The number the event states for its subject, if any."""
-    scope = scope_of(change)
-    node = _own(change, scope.label) if scope is not None else None
-    found = node.lww.get(NUMBER[node.label]) if node is not None else None
+    found = numbered(change)
+    return _claim(found[1]) if found is not None else None
+
+
+def _claim(node: NodeUpsert) -> int | None:
+    found = node.lww.get(NUMBER[node.label])
     value = found.value if found is not None else None
     return value if isinstance(value, int) else None
 
@@ -152,11 +150,10 @@ def number(changes: Sequence[EventMutations], numbers: Numbers) -> list[EventMut
 
 
 def _number_one(change: EventMutations, numbers: Numbers) -> EventMutations:
-    scope = scope_of(change)
-    node = _own(change, scope.label) if scope is not None else None
-    if scope is None or node is None:
+    found = numbered(change)
+    if found is None:
         return change
-    claim = stated(change)
+    (scope, node), claim = found, _claim(found[1])
     mine = numbers.of(scope, node.id)
     if mine is None:
         mine = _assign(scope, node.id, claim, _continues(change, scope, numbers), numbers)
@@ -170,7 +167,8 @@ def _continues(change: EventMutations, scope: Scope, numbers: Numbers) -> int | 
     """The number of the run of the same experiment a resumed run continues, if any."""
     if scope.label is not Label.RUN:
         return None
-    checkpoint = _edge(change, Rel.RESUMED_FROM)
+    resumed = own_edges(change, Rel.RESUMED_FROM)
+    checkpoint = resumed[0].dst if resumed else None
     return numbers.of(scope, run_of(checkpoint)) if checkpoint is not None else None
 
 

@@ -7,12 +7,14 @@ the writer, which records what each write held.
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 from neo4j.exceptions import AuthError
 from projector_fakes import FakeDeadLetters, FakeEventSource, FakeLog, folded
+from pydantic import ValidationError
 from support.projection_workload import Workload
 
 from provgraph.ingest.ports import LogRecord, PartitionOffset
@@ -174,3 +176,26 @@ def test_an_assignment_change_while_reading_ahead_drops_the_held_batch() -> None
     assert sorted(written_ids(writer)) == sorted(set(written_ids(writer)))
     assert len(written_ids(writer)) == total(log)
     assert writer.canonical(PROJECT) == folded(log).canonical(PROJECT)
+
+
+@pytest.fixture
+def switch_interval() -> Iterator[None]:
+    before = sys.getswitchinterval()
+    yield
+    sys.setswitchinterval(before)
+
+
+@pytest.mark.usefixtures("switch_interval")
+def test_the_pipeline_sets_the_interpreters_switch_interval_from_the_settings() -> None:
+    sys.setswitchinterval(0.005)
+    settings = SETTINGS.model_copy(update={"projector_switch_interval_ms": 0.25})
+    log = FakeLog()
+    Projector(settings, AheadSource(log), Recording(False), FakeDeadLetters()).close()
+    assert sys.getswitchinterval() == pytest.approx(0.00025)
+    # Without the pipeline (no second thread) the process keeps its own.
+    sys.setswitchinterval(0.005)
+    serial = settings.model_copy(update={"projector_pipeline": False})
+    Projector(serial, AheadSource(log), Recording(False), FakeDeadLetters()).close()
+    assert sys.getswitchinterval() == pytest.approx(0.005)
+    with pytest.raises(ValidationError, match="projector_switch_interval_ms"):
+        IngestSettings(projector_switch_interval_ms=0)

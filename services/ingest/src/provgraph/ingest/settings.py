@@ -64,6 +64,11 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     # the next is screened and written only after the previous one committed). False runs
     # the stages one after another.
     projector_pipeline: bool = True
+    # With the pipeline, how long the thread that decodes and folds may hold the interpreter
+    # before the write thread gets it (the process's `sys.setswitchinterval`; Python's own is
+    # 5 ms). Each reply from Neo4j wakes the write thread, which then waits for its turn:
+    # at 5 ms those waits lengthen the write that the next batch waits on.
+    projector_switch_interval_ms: float = Field(default=0.5, gt=0, le=100)
     # `replay` and `verify` stop with an error when a partition gives no record for this long.
     log_read_stall_s: float = Field(default=120.0, gt=0)
     # Where `verify` keeps the log's applied events and metric series while it folds the log

@@ -16,6 +16,7 @@ on the caller's, so the wait is no longer idle. The rules that keep exactly-once
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, TypeVar, runtime_checkable
@@ -38,9 +39,16 @@ class ReadsAhead(Protocol):
 
 
 class Overlap:
-    """One worker thread for the writes; `run` overlaps one write with one parse."""
+    """One worker thread for the writes; `run` overlaps one write with one parse.
 
-    def __init__(self) -> None:
+    The parse is CPU in Python and the write mostly a wait on Neo4j, so the write thread
+    needs the interpreter briefly at each reply while the parse holds it. `switch_interval_s`
+    sets how long the parse may keep it (`sys.setswitchinterval`, for the whole process: a
+    projector or replay owns its process)."""
+
+    def __init__(self, switch_interval_s: float | None = None) -> None:
+        if switch_interval_s is not None:
+            sys.setswitchinterval(switch_interval_s)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="projector-write")
 
     def run(self, write: Callable[[], T], parse: Callable[[], U]) -> tuple[T, U]:

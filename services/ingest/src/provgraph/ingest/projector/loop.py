@@ -102,7 +102,8 @@ class Projector:
         self._ahead: tuple[list[LogRecord], Parsed] | None = None
         self._rewind_due = False  # a write failed: what was read after the stored offsets
         pipelined = settings.projector_pipeline and isinstance(source, ReadsAhead)
-        self._overlap = Overlap() if pipelined else None
+        switch = settings.projector_switch_interval_ms / 1000
+        self._overlap = Overlap(switch) if pipelined else None
         source.subscribe(self._on_assigned)
 
     def _on_assigned(self, partitions: list[int]) -> None:

@@ -27,7 +27,6 @@ from provgraph.query.read.model import (
     NodeView,
     Scope,
     built,
-    field_names,
 )
 from provgraph.query.read.reader import _history_entry
 from provgraph.query.read.recipe_reads import DERIVATION, RECIPE_ARTIFACT, RECIPE_RUN
@@ -78,6 +77,10 @@ def test_node_view_lifts_bookkeeping_and_hides_stamps() -> None:
 def test_edge_view_drops_version_stamp() -> None:
     edge = edge_view({"src": "a", "dst": "b", "type": "USED", "props": {"role": "t", "_v": "x"}})
     assert (edge.src, edge.dst, edge.type, dict(edge.props)) == ("a", "b", "USED", {"role": "t"})
+
+
+def field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
 
 
 def test_views_are_built_whole_equal_and_frozen_as_their_constructor_builds_them() -> None:

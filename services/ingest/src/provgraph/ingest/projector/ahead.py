@@ -42,13 +42,13 @@ class Overlap:
     """One worker thread for the writes; `run` overlaps one write with one parse.
 
     The parse is CPU in Python and the write mostly a wait on Neo4j, so the write thread
-    needs the interpreter briefly at each reply while the parse holds it. `switch_interval_s`
+    needs the interpreter briefly at each reply while the parse holds it. `switch_interval_ms`
     sets how long the parse may keep it (`sys.setswitchinterval`, for the whole process: a
     projector or replay owns its process)."""
 
-    def __init__(self, switch_interval_s: float | None = None) -> None:
-        if switch_interval_s is not None:
-            sys.setswitchinterval(switch_interval_s)
+    def __init__(self, switch_interval_ms: float | None = None) -> None:
+        if switch_interval_ms is not None:
+            sys.setswitchinterval(switch_interval_ms / 1000)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="projector-write")
 
     def run(self, write: Callable[[], T], parse: Callable[[], U]) -> tuple[T, U]:

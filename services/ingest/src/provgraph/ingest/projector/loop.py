@@ -102,8 +102,7 @@ class Projector:
         self._ahead: tuple[list[LogRecord], Parsed] | None = None
         self._rewind_due = False  # a write failed: what was read after the stored offsets
         pipelined = settings.projector_pipeline and isinstance(source, ReadsAhead)
-        switch = settings.projector_switch_interval_ms / 1000
-        self._overlap = Overlap(switch) if pipelined else None
+        self._overlap = Overlap(settings.projector_switch_interval_ms) if pipelined else None
         source.subscribe(self._on_assigned)
 
     def _on_assigned(self, partitions: list[int]) -> None:

@@ -165,8 +165,8 @@ def replay(
         return apply_batch(writer, parsed, skipped.extend, _at_once)[0]
 
     records = applied = 0
-    switch = settings.projector_switch_interval_ms / 1000
-    overlap = Overlap(switch) if settings.projector_pipeline else None
+    pipelined = settings.projector_pipeline
+    overlap = Overlap(settings.projector_switch_interval_ms) if pipelined else None
     try:
         current = read_next()
         while current is not None:

@@ -8,7 +8,7 @@ they compare correctly as strings.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -73,11 +73,6 @@ def built(cls: type[T], values: dict[str, Any]) -> T:
     instance = object.__new__(cls)
     instance.__dict__.update(values)
     return instance
-
-
-def field_names(cls: type) -> frozenset[str]:
-    """The names of a dataclass's fields: what `built` must be given, exactly."""
-    return frozenset(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True)

@@ -233,7 +233,7 @@ class BestEnvQuery:
         "recorded on several sets and `datasets`/`suite` do not pick one, `ambiguous` is true "
         "and `evaluationSets` lists them: values of different sets are never compared."
     )
-    async def best_model_version(
+    def best_model_version(
         self,
         info: Info,
         model: str,
@@ -244,8 +244,7 @@ class BestEnvQuery:
         higher_is_better: bool = False,
     ) -> BestModelVersion | None:
         ctx = info.context
-        found = await ctx.call(
-            _questions(ctx).best,
+        found = _questions(ctx).best(
             model,
             metric,
             ctx.scope,
@@ -263,11 +262,11 @@ class BestEnvQuery:
         "system settings from environment snapshot `a` to `b`, and step by step along the "
         "BASED_ON chain between them when there is one."
     )
-    async def environment_diff(
+    def environment_diff(
         self, info: Info, a: strawberry.ID, b: strawberry.ID
     ) -> EnvironmentDiff | None:
         ctx = info.context
-        found = await ctx.call(_questions(ctx).env_diff, str(a), str(b), ctx.scope)
+        found = _questions(ctx).env_diff(str(a), str(b), ctx.scope)
         return EnvironmentDiff.of(found)
 
     @field(
@@ -275,7 +274,7 @@ class BestEnvQuery:
         "parallel or compute libraries; name case and -/_ insensitive), at `version` when "
         "given, oldest first; limit defaults to 100 (max 1000)."
     )
-    async def runs_with_package(
+    def runs_with_package(
         self,
         info: Info,
         package: str,
@@ -284,7 +283,5 @@ class BestEnvQuery:
         limit: int | None = None,
     ) -> RunsWithPackage:
         ctx, size = info.context, bounded("limit", limit, RUNS_WITH_DEFAULT, RUNS_WITH_MAX)
-        found = await ctx.call(
-            _questions(ctx).runs_with, package, version, ctx.scope, project=project, limit=size
-        )
+        found = _questions(ctx).runs_with(package, version, ctx.scope, project=project, limit=size)
         return RunsWithPackage.of(found)

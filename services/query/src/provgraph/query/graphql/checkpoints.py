@@ -99,10 +99,10 @@ class CheckpointsQuery:
         "evaluation set (two sets are never compared). `metric` keeps one metric; "
         "one no checkpoint records is `invalid_argument`."
     )
-    async def checkpoint_stages(
+    def checkpoint_stages(
         self, info: Info, run: strawberry.ID, metric: str | None = None
     ) -> CheckpointStages:
         ctx = info.context
         limit = ctx.settings.checkpoint_stages_max
         service = Stages(ctx.readers.checkpoints, limit, ctx.readers.conventions)
-        return stages_of(await ctx.call(service.stages, str(run), ctx.scope, metric))
+        return stages_of(service.stages(str(run), ctx.scope, metric))

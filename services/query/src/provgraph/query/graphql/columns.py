@@ -92,7 +92,7 @@ class ColumnQuery:
         "or one `field`'s, hop by hop. `id` is a dataset (a version answers for its dataset); "
         "depth defaults to 5 (max 20), limit to 1000 columns."
     )
-    async def column_lineage(
+    def column_lineage(
         self,
         info: Info,
         id: strawberry.ID,
@@ -102,8 +102,7 @@ class ColumnQuery:
         limit: int | None = None,
     ) -> ColumnLineage | None:
         ctx, s = info.context, info.context.settings
-        found = await ctx.call(
-            ctx.reader.column_lineage,
+        found = ctx.reader.column_lineage(
             str(id),
             ctx.scope,
             field=field,

@@ -288,7 +288,7 @@ class CompareQuery:
         "`baseline`), flagged when more than one setting differs. `sortBy`: a metric key or "
         "name, `-` first for descending."
     )
-    async def compare(
+    def compare(
         self,
         info: Info,
         experiment: strawberry.ID | None = None,
@@ -300,8 +300,7 @@ class CompareQuery:
         ctx = info.context
         settings = ctx.settings
         service = comparisons(ctx.readers, settings)
-        answer = await ctx.call(
-            service.compare,
+        answer = service.compare(
             ctx.scope,
             experiment=None if experiment is None else str(experiment),
             runs=[str(r) for r in runs or ()],
@@ -319,7 +318,7 @@ class CompareQuery:
         "later runs' failures. Pairs with more than one change never count. `since`: an ISO "
         "8601 time, pairs whose later run started at or after it."
     )
-    async def effects(
+    def effects(
         self,
         info: Info,
         project: str,
@@ -331,8 +330,7 @@ class CompareQuery:
         settings = ctx.settings
         service = comparisons(ctx.readers, settings)
         stamp = format_time(parse_instant(since, "since")) if since is not None else None
-        answer = await ctx.call(
-            service.effects,
+        answer = service.effects(
             ctx.scope,
             project=project,
             metric=metric,

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
 
 import strawberry
 from strawberry.fastapi import BaseContext
@@ -16,13 +14,16 @@ from provgraph.query.read.readers import Readers
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 
-T = TypeVar("T")
-
 
 class GraphContext(BaseContext):
     """What every resolver sees. Built once per request over the readers built once for the
     app, so DataLoader caches never leak between callers (or across scopes). `reader` is
-    `readers.graph`, the read model most resolvers ask."""
+    `readers.graph`, the read model most resolvers ask.
+
+    A resolver reads in place: a request runs whole on a worker thread
+    (`ProvenanceSchema.execute`), so the service's event loop never waits on a read. Resolvers
+    are plain functions unless they await a DataLoader; a request whose resolvers are all plain
+    is answered without an event loop."""
 
     def __init__(
         self,
@@ -38,11 +39,6 @@ class GraphContext(BaseContext):
         self.recipes = recipes
         self.scope = scope
         self.loaders = Loaders(readers.graph, scope)
-
-    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """A blocking read-model call, made in place: a request runs whole on a worker thread
-        (`ProvenanceSchema.execute`), so the service's event loop never waits on a read."""
-        return fn(*args, **kwargs)
 
 
 _threads = threading.local()

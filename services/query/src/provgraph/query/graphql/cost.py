@@ -161,7 +161,7 @@ class CostQuery:
         "set, as `bestModelVersion` does), the gain over the previous best and the "
         "accelerator-hours per point (0.01) gained."
     )
-    async def cost(
+    def cost(
         self,
         info: Info,
         id: strawberry.ID,
@@ -174,8 +174,7 @@ class CostQuery:
         ctx = info.context
         readers = ctx.readers
         costs = Costs(readers.digest, readers.cost, ctx.settings.page_max_size, readers.best_env)
-        answer = await ctx.call(
-            costs.cost,
+        answer = costs.cost(
             str(id),
             ctx.scope,
             include_base=include_base,

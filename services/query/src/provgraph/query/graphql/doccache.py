@@ -49,6 +49,17 @@ class DocumentCache:
             self.hits += 1
             return found
 
+    def valid(self, text: str, usable: Callable[[DocumentNode], bool]) -> DocumentNode | None:
+        """A known text's document when it passed validation and `usable` takes it (counted as
+        a hit); None, and nothing counted, otherwise (the caller then goes through `get`)."""
+        with self._lock:
+            found = self._items.get(text)
+            if found is None or found.errors or not usable(found.document):
+                return None
+            self._items.move_to_end(text)
+            self.hits += 1
+            return found.document
+
     def put(self, text: str, checked: Checked) -> None:
         if self.size == 0:
             return

@@ -50,10 +50,10 @@ class Dossier:
         return cls(id=strawberry.ID(document["id"]), title=document["title"], data=document)
 
 
-async def _dossier(info: Info, id: strawberry.ID) -> Dossier | None:
+def _dossier(info: Info, id: strawberry.ID) -> Dossier | None:
     ctx = info.context
     dossiers = Dossiers(ctx.recipes, ctx.readers.dossier, ctx.readers.feedback)
-    found = await ctx.call(dossiers.dossier, str(id), ctx.scope)
+    found = dossiers.dossier(str(id), ctx.scope)
     return Dossier.of(found) if found is not None else None
 
 

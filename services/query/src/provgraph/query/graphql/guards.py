@@ -151,25 +151,25 @@ class GuardsQuery:
         "`validation/loss`, `val_loss`), with the aliases declared (`provgraph policy set "
         "--metric-alias`) and those still to declare."
     )
-    async def lint_metrics(self, info: Info, project: str) -> MetricLint:
+    def lint_metrics(self, info: Info, project: str) -> MetricLint:
         ctx = info.context
         guards = Guards(ctx.readers.conventions, ctx.settings.guards_max_records)
-        return metric_lint(await ctx.call(guards.lint_metrics, project, ctx.scope))
+        return metric_lint(guards.lint_metrics(project, ctx.scope))
 
     @field(
         description="Per kind with a naming rule (`provgraph policy set --name-rule`), the "
         "records whose names break it, each with the name the rule builds from its facts."
     )
-    async def lint_names(self, info: Info, project: str) -> NameLint:
+    def lint_names(self, info: Info, project: str) -> NameLint:
         ctx = info.context
         guards = Guards(ctx.readers.conventions, ctx.settings.guards_max_records)
-        return name_lint(await ctx.call(guards.lint_names, project, ctx.scope))
+        return name_lint(guards.lint_names(project, ctx.scope))
 
     @field(
         description="A project's outputs outside its storage roots or at personal paths, and "
         "URIs written by runs of more than one experiment."
     )
-    async def collisions(self, info: Info, project: str) -> Collisions:
+    def collisions(self, info: Info, project: str) -> Collisions:
         ctx = info.context
         guards = Guards(ctx.readers.conventions, ctx.settings.guards_max_records)
-        return collisions_answer(await ctx.call(guards.collisions, project, ctx.scope))
+        return collisions_answer(guards.collisions(project, ctx.scope))

@@ -80,7 +80,7 @@ class LessonsQuery:
         "condition such as `final:val/loss<1.5`), `param` (`lr=2e-5`), `uses` (a dataset "
         "version the run, or the run that made the hit, used). At most `first` hits."
     )
-    async def lessons(
+    def lessons(
         self,
         info: Info,
         text: str,
@@ -95,8 +95,7 @@ class LessonsQuery:
         ctx = info.context
         settings = ctx.settings
         lessons = Lessons(ctx.readers.lessons, settings.lessons_candidates, settings.page_max_size)
-        answer = await ctx.call(
-            lessons.search,
+        answer = lessons.search(
             text,
             ctx.scope,
             project=project,

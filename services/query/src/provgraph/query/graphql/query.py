@@ -78,10 +78,8 @@ def _by_name_and_version(node: type[Node], label: Label, description: str) -> An
     """A root field: the `label` node of a name and a version label (in `project` if given),
     as a `node`; not found when there is none."""
 
-    async def resolve(
-        info: Info, name: str, version: str, project: str | None = None
-    ) -> Node | None:
-        return node(view=await _find(info, label, project, name=name, version=version))
+    def resolve(info: Info, name: str, version: str, project: str | None = None) -> Node | None:
+        return node(view=_find(info, label, project, name=name, version=version))
 
     return field(description, graphql_type=node | None)(resolve)
 
@@ -108,13 +106,11 @@ class LookupQuery:
     dossier = dossier_field()
 
     @field(description="An experiment by number.")
-    async def experiment(
-        self, info: Info, number: int, project: str | None = None
-    ) -> Experiment | None:
-        return Experiment(view=await _find(info, Label.EXPERIMENT, project, number=number))
+    def experiment(self, info: Info, number: int, project: str | None = None) -> Experiment | None:
+        return Experiment(view=_find(info, Label.EXPERIMENT, project, number=number))
 
     @field(description="Nodes of a type, filtered, oldest first, paginated.")
-    async def nodes(
+    def nodes(
         self,
         info: Info,
         type: NodeType,
@@ -123,8 +119,7 @@ class LookupQuery:
         after: str | None = None,
     ) -> NodeConnection:
         ctx, f = info.context, filter or NodeFilter()
-        page = await ctx.call(
-            _listing(info).nodes,
+        page = _listing(info).nodes(
             type.value,
             ctx.scope,
             f.where(),
@@ -138,7 +133,7 @@ class LookupQuery:
         description="Case-insensitive search over names and ids, within `project` if given, "
         "kept to `types` and to what `filter` asks (the filters of `nodes`)."
     )
-    async def search(
+    def search(
         self,
         info: Info,
         text: str,
@@ -148,8 +143,7 @@ class LookupQuery:
         filter: NodeFilter | None = None,
     ) -> list[Node]:
         ctx, f = info.context, filter or NodeFilter()
-        found = await ctx.call(
-            _listing(info).search,
+        found = _listing(info).search(
             text,
             ctx.scope,
             types=labels(types),
@@ -163,37 +157,48 @@ class LookupQuery:
         description="The projects the caller may read that hold a node (their access grants "
         "count), by name; every project of the graph for a caller who reads everything."
     )
-    async def projects(self, info: Info) -> list[str]:
+    def projects(self, info: Info) -> list[str]:
         ctx = info.context
-        return await ctx.call(ctx.reader.projects, ctx.scope)
+        return ctx.reader.projects(ctx.scope)
 
     @field(description="What a file is: versions stored at `uri` or with `checksum`.")
-    async def artifact(
+    def artifact(
         self, info: Info, uri: str | None = None, checksum: str | None = None
     ) -> list[Node]:
         if uri is None and checksum is None:
             raise InvalidArgumentError("Give a uri, a checksum, or both.")
         ctx = info.context
-        found = await ctx.call(ctx.reader.artifact, ctx.scope, uri=uri, checksum=checksum)
+        found = ctx.reader.artifact(ctx.scope, uri=uri, checksum=checksum)
         return [to_node(v) for v in found]
 
     @field(description="The events that built a node, newest first.")
-    async def history(
+    def history(
         self, info: Info, id: strawberry.ID, first: int | None = None, after: str | None = None
     ) -> HistoryPage | None:
         ctx = info.context
         size = page_size(first, ctx.settings)
-        page = await ctx.call(ctx.reader.history, str(id), ctx.scope, first=size, after=after)
+        page = ctx.reader.history(str(id), ctx.scope, first=size, after=after)
         if page is None:
             raise missing(str(id))
         items = [HistoryEntry.of(entry) for entry in page.items]
         return HistoryPage(items=items, next_cursor=page.next_cursor)
 
 
-async def _find(info: Info, label: str, project: str | None, **key: str | int) -> NodeView:
+def _find(
+    info: Info,
+    label: str,
+    project: str | None,
+    *,
+    name: str | None = None,
+    version: str | None = None,
+    number: int | None = None,
+) -> NodeView:
     ctx = info.context
-    found = await ctx.call(ctx.reader.find, label, ctx.scope, project=project, **key)
+    found = ctx.reader.find(
+        label, ctx.scope, project=project, name=name, version=version, number=number
+    )
     if found is None:
-        described = ", ".join(f"{k}={v}" for k, v in key.items())
+        key = {"name": name, "version": version, "number": number}
+        described = ", ".join(f"{k}={v}" for k, v in key.items() if v is not None)
         raise missing(f"{label} {described}")
     return found

@@ -152,7 +152,7 @@ class ScaleUpQuery:
         "each metric both logged, whether the pilot's trend held over the steps they share. "
         "`invalid_argument` for a run that names no pilot."
     )
-    async def scale_up(self, info: Info, run: strawberry.ID) -> ScaleUp:
+    def scale_up(self, info: Info, run: strawberry.ID) -> ScaleUp:
         ctx = info.context
         service = ScaleUps(ctx.readers.scale_up, ctx.readers.series)
-        return scale_up_answer(await ctx.call(service.scale_up, str(run), ctx.scope))
+        return scale_up_answer(service.scale_up(str(run), ctx.scope))

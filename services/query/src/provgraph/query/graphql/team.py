@@ -303,7 +303,7 @@ class TeamQuery:
         "`stalledAfter`, default 2h), repeated failures, missing conclusions, new versions, "
         "status changes, deployments, feedback and accelerator-hours."
     )
-    async def digest(
+    def digest(
         self,
         info: Info,
         projects: list[str],
@@ -315,8 +315,7 @@ class TeamQuery:
             parse_duration(stalled_after, "stalledAfter") if stalled_after
             else DEFAULT_STALLED_AFTER_S
         )  # fmt: skip
-        answer = await info.context.call(
-            _questions(info).digest,
+        answer = _questions(info).digest(
             projects,
             info.context.scope,
             since_s=parse_duration(since, "since"),
@@ -330,7 +329,7 @@ class TeamQuery:
         "`project`, the save cost, interruptions, MTBF, the Young/Daly interval, the interval "
         "keeping lost work within `maxRework` (default 30m) and the work each would have lost."
     )
-    async def checkpoint_advice(
+    def checkpoint_advice(
         self,
         info: Info,
         id: strawberry.ID | None = None,
@@ -338,8 +337,7 @@ class TeamQuery:
         max_rework: str | None = None,
     ) -> CheckpointAdvice:
         rework = parse_duration(max_rework, "maxRework") if max_rework else DEFAULT_MAX_REWORK_S
-        answer = await info.context.call(
-            _questions(info).advise_checkpoints,
+        answer = _questions(info).advise_checkpoints(
             info.context.scope,
             target=str(id) if id is not None else None,
             project=project,

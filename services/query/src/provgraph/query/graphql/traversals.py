@@ -22,7 +22,7 @@ class TraversalQuery:
         description="Distinct nodes within `depth` hops (breadth-first) and the edges among "
         "them. depth defaults to 5 (max 20), limit to 1000 nodes; `types` filters the answer."
     )
-    async def lineage(
+    def lineage(
         self,
         info: Info,
         id: strawberry.ID,
@@ -34,8 +34,7 @@ class TraversalQuery:
     ) -> Lineage | None:
         ctx, s = info.context, info.context.settings
         when = stamp("asOf", as_of)
-        found = await ctx.call(
-            ctx.reader.lineage,
+        found = ctx.reader.lineage(
             str(id),
             ctx.scope,
             direction=direction,
@@ -51,11 +50,11 @@ class TraversalQuery:
     @field(
         description="Live model versions and deployments downstream, each with one shortest path."
     )
-    async def impact(
+    def impact(
         self, info: Info, id: strawberry.ID, as_of: str | None = None
     ) -> list[ImpactItem] | None:
         ctx, when = info.context, stamp("asOf", as_of)
-        found = await ctx.call(ctx.reader.impact, str(id), ctx.scope, when)
+        found = ctx.reader.impact(str(id), ctx.scope, when)
         if found is None:
             raise missing(str(id))
         return [ImpactItem.of(item, when) for item in found]
@@ -69,9 +68,7 @@ class TraversalQuery:
     ) -> list[GraphPath] | None:
         ctx = info.context
         max_depth = ctx.settings.lineage_max_depth
-        found = await ctx.call(
-            ctx.reader.paths, str(from_), str(to), ctx.scope, max_depth=max_depth
-        )
+        found = ctx.reader.paths(str(from_), str(to), ctx.scope, max_depth=max_depth)
         if found is None:
             # Say which end is missing: both are read again only on this failure path.
             ends = {"from": str(from_), "to": str(to)}
@@ -86,14 +83,14 @@ class TraversalQuery:
         "step: both versions' recorded facts (change note, cleaning rules, split, mix, counts, "
         "quality gates, source) side by side, `changed` naming those that differ."
     )
-    async def diff(self, info: Info, a: strawberry.ID, b: strawberry.ID) -> JSON | None:
+    def diff(self, info: Info, a: strawberry.ID, b: strawberry.ID) -> JSON | None:
         ctx = info.context
-        return JSON(await ctx.call(ctx.recipes.diff, str(a), str(b), ctx.scope))
+        return JSON(ctx.recipes.diff(str(a), str(b), ctx.scope))
 
     @field(description="The full recipe of a model version or checkpoint.")
-    async def reproduce(self, info: Info, id: strawberry.ID) -> JSON | None:
+    def reproduce(self, info: Info, id: strawberry.ID) -> JSON | None:
         ctx = info.context
-        found = await ctx.call(ctx.recipes.reproduce, str(id), ctx.scope)
+        found = ctx.recipes.reproduce(str(id), ctx.scope)
         if found is None:
             raise missing(str(id))
         return JSON(found)

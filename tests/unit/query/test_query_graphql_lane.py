@@ -41,6 +41,8 @@ DOCUMENTS: list[tuple[str, dict[str, Any] | None, str | None]] = [
     ('query A { projects } query B { node(id: "run:r1") { id } }', None, "B"),
     ('query A { projects } query B { node(id: "run:r1") { id } }', None, None),
     ('query A { projects } query B { node(id: "run:r1") { id } }', None, "C"),
+    ('query($t: Boolean!) { lineage(id: "run:r1") { nodes { ...n } } } '
+     "fragment n on Node { id type @skip(if: $t) }", {"t": True}, None),
     ('{ node(id: "run:r1") { nope } }', None, None),
     ('{ node(id: "run:r1") { ... on Run { experiment { runs { experiment { runs { id } } } } } } }',
      None, None),

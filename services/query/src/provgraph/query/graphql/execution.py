@@ -19,7 +19,10 @@ is completed in one pass, without graphql-core's per-item dispatch (`flat.py`).
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 from graphql import (
     GraphQLField,
@@ -28,6 +31,9 @@ from graphql import (
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
+    GraphQLSchema,
+    OperationDefinitionNode,
+    SelectionSetNode,
     is_leaf_type,
 )
 from graphql.pyutils import Undefined
@@ -46,6 +52,7 @@ class LeafExecution(StrawberryGraphQLCoreExecutionContext):
     # Per request: (item type, id of the list's field details, item class) -> (the field
     # details, kept alive so that their id is not reused, and the plan or None).
     _plans: dict[tuple[str, int, type], tuple[Any, flat.Plan | None]] | None = None
+    _shared: SharedPlans | bool | None = False  # False: not looked up yet; None: not shared
 
     def complete_list_value(
         self,
@@ -72,13 +79,33 @@ class LeafExecution(StrawberryGraphQLCoreExecutionContext):
             self._plans = {}
         key = (str(item_type), id(details), cls)
         if key not in self._plans:
-            runtime = flat.runtime_type(self.schema, item_type, cls)
-            made = None
-            if runtime is not None:
-                collected = self.collect_subfields(runtime, details)
-                made = flat.plan(runtime, collected, self._leaf, cls)
+            shared = self._shared_plans()
+            if shared is None:
+                made = self._make_plan(item_type, details, cls)
+            else:
+                made = shared.plan(item_type, details, cls, self._make_plan)
             self._plans[key] = (details, made)
         return self._plans[key][1]
+
+    def _make_plan(self, item_type: GraphQLOutputType, details: Any, cls: type) -> flat.Plan | None:
+        runtime = flat.runtime_type(self.schema, item_type, cls)
+        if runtime is None:
+            return None
+        return flat.plan(runtime, self.collect_subfields(runtime, details), self._leaf, cls)
+
+    def _shared_plans(self) -> SharedPlans | None:
+        """This schema's plans across requests, when this request may use them: no middleware
+        (which could wrap a plain field) and an operation without directives (whose fields
+        could then depend on variables, `@skip`/`@include`, or be deferred)."""
+        if self._shared is False:
+            manager = self.middleware_manager
+            shared = None
+            if manager is None or not manager.middlewares:
+                shared = SharedPlans.of(self.schema)
+                if not shared.plain(self.operation, self.fragments):
+                    shared = None
+            self._shared = shared
+        return self._shared if isinstance(self._shared, SharedPlans) else None
 
     def execute_field(
         self, parent_type: GraphQLObjectType, source: Any, fields: Any, *rest: Any
@@ -134,3 +161,67 @@ def _streamed(field_details_list: Any) -> bool:
     """The list field is asked `@stream` (incremental delivery: left to graphql-core)."""
     nodes = (getattr(detail, "node", detail) for detail in field_details_list)
     return any(d.name.value == "stream" for node in nodes for d in node.directives or ())
+
+
+class SharedPlans:
+    """The plans of one schema, shared across requests: a document the cache keeps is the same
+    objects on every request, so a list field's plan for an item class is made once, not per
+    request. Keyed by the identity of the field nodes (kept alive with the plan, so that no
+    other node takes their id), for operations without directives only (`plain`). Bounded:
+    emptied when full (a few texts are in use at a time; it fills again at once)."""
+
+    SIZE = 4096
+    _of: ClassVar[WeakKeyDictionary[GraphQLSchema, SharedPlans]] = WeakKeyDictionary()
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        # (item type, ids of the field nodes, item class) -> (the nodes, the plan or None)
+        self._plans: dict[tuple[str, tuple[int, ...], type], tuple[Any, flat.Plan | None]] = {}
+        # id of an operation -> (the operation, whether it and its fragments hold no directive)
+        self._plain: dict[int, tuple[OperationDefinitionNode, bool]] = {}
+
+    @classmethod
+    def of(cls, schema: GraphQLSchema) -> SharedPlans:
+        found = cls._of.get(schema)
+        if found is None:
+            with cls._lock:
+                found = cls._of.setdefault(schema, cls())
+        return found
+
+    def plain(self, operation: OperationDefinitionNode, fragments: Mapping[str, Any]) -> bool:
+        """The operation (and the fragments of its document: graphql-core 3.3's fragment
+        details, or 3.2's definitions) use no directive."""
+        known = self._plain.get(id(operation))
+        if known is None:
+            parts = [getattr(f, "definition", f) for f in fragments.values()]
+            directed = any(_directed(part.selection_set) for part in [operation, *parts])
+            known = (operation, not directed)
+            if len(self._plain) >= self.SIZE:
+                self._plain.clear()
+            self._plain[id(operation)] = known
+        return known[1]
+
+    def plan(
+        self,
+        item_type: GraphQLOutputType,
+        details: Any,
+        cls: type,
+        make: Callable[[GraphQLOutputType, Any, type], flat.Plan | None],
+    ) -> flat.Plan | None:
+        nodes = tuple(getattr(detail, "node", detail) for detail in details)
+        key = (str(item_type), tuple(map(id, nodes)), cls)
+        known = self._plans.get(key)
+        if known is None:
+            known = (nodes, make(item_type, details, cls))
+            if len(self._plans) >= self.SIZE:
+                self._plans.clear()
+            self._plans[key] = known
+        return known[1]
+
+
+def _directed(selections: SelectionSetNode | None) -> bool:
+    """A directive anywhere in `selections`."""
+    for selection in selections.selections if selections is not None else ():
+        if selection.directives or _directed(getattr(selection, "selection_set", None)):
+            return True
+    return False

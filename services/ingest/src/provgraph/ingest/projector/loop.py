@@ -41,6 +41,7 @@ from provgraph.ingest.projector.batch import (
     is_unavailable,
     parse_records,
 )
+from provgraph.ingest.projector.collector import collect_less
 from provgraph.ingest.projector.rejections import one_line
 from provgraph.ingest.projector.retry import (
     ProjectorError,
@@ -101,6 +102,7 @@ class Projector:
         # A poll batch decoded and folded while the one before it was written: next to handle.
         self._ahead: tuple[list[LogRecord], Parsed] | None = None
         self._rewind_due = False  # a write failed: what was read after the stored offsets
+        collect_less(settings.projector_gc_threshold)
         pipelined = settings.projector_pipeline and isinstance(source, ReadsAhead)
         self._overlap = Overlap(settings.projector_switch_interval_ms) if pipelined else None
         source.subscribe(self._on_assigned)

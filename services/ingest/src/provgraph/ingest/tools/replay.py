@@ -13,6 +13,7 @@ from provgraph.ingest.ports import LogRecord, Poison
 from provgraph.ingest.projection import EventMutations
 from provgraph.ingest.projector.ahead import Overlap
 from provgraph.ingest.projector.batch import Parsed, apply_batch, parse_records
+from provgraph.ingest.projector.collector import collect_less
 from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings
@@ -165,6 +166,7 @@ def replay(
         return apply_batch(writer, parsed, skipped.extend, _at_once)[0]
 
     records = applied = 0
+    collect_less(settings.projector_gc_threshold)
     pipelined = settings.projector_pipeline
     overlap = Overlap(settings.projector_switch_interval_ms) if pipelined else None
     try:
@@ -195,6 +197,7 @@ def fold_log(
     """Every projectable event of the log, projected with its log stamp, in log order (poison
     records are skipped, by the projector's own rules); `progress` is told each batch's
     record count once its events are handed out."""
+    collect_less(settings.projector_gc_threshold)
     for batch in read_log_in_order(settings):
         yield from parse_records(batch, settings.max_clock_skew_s).changes
         progress(len(batch))

@@ -10,6 +10,7 @@ from typing import Any
 
 from neo4j import Driver
 
+from provgraph.core.collector import collect_less
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.service import Recipes
@@ -22,6 +23,7 @@ class GraphQL:
 
     def __init__(self, driver: Driver) -> None:
         self.settings = QuerySettings()
+        collect_less(self.settings.query_gc_threshold)  # as the service does when it starts
         self.readers = neo4j_readers(driver, settings=self.settings)
         self.recipes = Recipes(self.readers.recipes)
         self.schema = make_schema(self.settings)

@@ -12,8 +12,8 @@ from projector_fakes import FakeDeadLetters, FakeEventSource, FakeLog
 from pydantic import ValidationError
 from support.projection_workload import Workload
 
+from provgraph.core.collector import collect_less
 from provgraph.ingest.projector.batch import parse_records
-from provgraph.ingest.projector.collector import collect_less
 from provgraph.ingest.projector.loop import Projector
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools import replay as replay_module

@@ -50,6 +50,10 @@ class QuerySettings(Neo4jSettings, AuthSettings):
     graphql_introspection: bool = True
     # Query texts whose parsed and validated document is kept (0: none; see graphql/doccache.py).
     graphql_document_cache: int = Field(default=256, ge=0)
+    # The service runs the interpreter's cyclic garbage collector every this many allocations
+    # (`gc.set_threshold`; Python's own is 700, at which a large answer is walked again and
+    # again while it is built: `provgraph.core.collector`); 0 keeps Python's.
+    query_gc_threshold: int = Field(default=10_000, ge=0)
 
     # The model dossier's PDF: the same HTML printed by headless Chromium (a command on PATH or
     # a path to the executable); a missing one makes `format=pdf` answer `pdf_unavailable`.

@@ -25,6 +25,7 @@ from typing import Any
 
 from kafka.errors import KafkaError
 
+from provgraph.core.collector import collect_less
 from provgraph.ingest.ports import (
     BatchWriter,
     DeadLetterSink,
@@ -41,7 +42,6 @@ from provgraph.ingest.projector.batch import (
     is_unavailable,
     parse_records,
 )
-from provgraph.ingest.projector.collector import collect_less
 from provgraph.ingest.projector.rejections import one_line
 from provgraph.ingest.projector.retry import (
     ProjectorError,

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TextIO
 
+from provgraph.core.collector import collect_less
 from provgraph.ingest.ports import LogRecord, Poison
 from provgraph.ingest.projection import EventMutations
 from provgraph.ingest.projector.ahead import Overlap
 from provgraph.ingest.projector.batch import Parsed, apply_batch, parse_records
-from provgraph.ingest.projector.collector import collect_less
 from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.screening import discipline_entries, screen_entries
 from provgraph.ingest.settings import IngestSettings

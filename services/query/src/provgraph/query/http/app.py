@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from provgraph.authz.web import authenticate
 from provgraph.authz.wiring import build_authenticator
+from provgraph.core.collector import collect_less
 from provgraph.core.errors import UnavailableError
 from provgraph.core.http import error_response, install_error_handlers
 from provgraph.core.metrics import AnswerObserver
@@ -112,6 +113,7 @@ def create_app(
 ) -> FastAPI:
     """The query app. Given a `driver`, it uses that one (the caller owns and closes it)."""
     settings = settings if settings is not None else QuerySettings()
+    collect_less(settings.query_gc_threshold)
     app = FastAPI(title="provgraph query", version=__version__, lifespan=_lifespan)
     context = QueryContext(settings, QueryMetrics(), driver=driver, owns_driver=driver is None)
     app.state.query = context

@@ -38,9 +38,12 @@ class Neo4jSettings(ProvgraphSettings):
         """A driver for these settings (the caller closes it).
 
         Neo4j's INFORMATION notifications (e.g. "constraint already exists" for every
-        idempotent schema statement) are not logged unless asked for: warnings still are.
+        idempotent schema statement) are not logged unless asked for: warnings still are,
+        except the UNRECOGNIZED ones ("the property `number` does not exist"), which a young
+        graph answers to every statement naming a property or type no event has written yet.
         """
         config.setdefault("notifications_min_severity", "WARNING")
+        config.setdefault("notifications_disabled_classifications", ["UNRECOGNIZED"])
         auth = (self.neo4j_user, self.neo4j_password)
         return neo4j.GraphDatabase.driver(self.neo4j_uri, auth=auth, **config)
 

@@ -12,10 +12,12 @@ import pytest
 from fake_reader import FakeReader
 from fakes import fake_readers
 from query_graphql_fake import FakeRecipes, story
+from strawberry.extensions import AddValidationRules, MaxTokensLimiter, SchemaExtension
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types.graphql import OperationType
 
 from provgraph.core.errors import UnavailableError
+from provgraph.query.graphql.errors import StructuredErrors
 from provgraph.query.graphql.schema import ProvenanceSchema, make_context, make_schema
 from provgraph.query.read.model import Scope
 from provgraph.query.settings import QuerySettings
@@ -173,3 +175,25 @@ def test_the_short_way_logs_and_shapes_errors_as_the_whole_way(
     unexpected = isinstance(broken, RuntimeError)
     assert logged[0] == logged[1] and bool(logged[0]) is unexpected
     assert "secret" not in str(answers[1])
+
+
+def test_every_extension_works_before_execution_or_is_applied_by_the_short_way() -> None:
+    # The short way skips the extensions' hooks: an extension that acts while a document
+    # executes (or adds to the answer) would be skipped silently. This fails when one is added.
+    hooks = ("on_operation", "on_execute", "resolve", "get_results")
+    known = {
+        StructuredErrors: {"on_operation"},  # shapes the result's errors: the short way does
+        MaxTokensLimiter: {"on_operation"},  # sets the parser's token limit: parsing only
+        AddValidationRules: {"on_operation"},  # adds validation rules: validation only
+    }
+    schema, _ = _schema()
+    kinds = [type(extension) for extension in schema.get_extensions()]
+    assert StructuredErrors in kinds and MaxTokensLimiter in kinds
+    for kind in kinds:
+        overridden = {name for name in hooks if name in vars_of(kind, SchemaExtension)}
+        assert overridden == known.get(kind, set()), (kind.__name__, overridden)
+
+
+def vars_of(kind: type, base: type) -> set[str]:
+    """The names `kind` defines itself or inherits from a class below `base`."""
+    return {name for k in kind.__mro__ if k is not base and issubclass(k, base) for name in vars(k)}

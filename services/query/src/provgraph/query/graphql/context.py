@@ -22,8 +22,8 @@ class GraphContext(BaseContext):
 
     A resolver reads in place: a request runs whole on a worker thread
     (`ProvenanceSchema.execute`), so the service's event loop never waits on a read. Resolvers
-    are plain functions unless they await a DataLoader; a request whose resolvers are all plain
-    is answered without an event loop."""
+    are plain functions unless they await a DataLoader; a known text whose resolvers are all
+    plain is answered without running an event loop (`ProvenanceSchema._execute_valid`)."""
 
     def __init__(
         self,

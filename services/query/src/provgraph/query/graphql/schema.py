@@ -97,27 +97,9 @@ class ProvenanceSchema(strawberry.Schema):
 
     document_cache: DocumentCache
 
-    async def execute(
-        self,
-        query: str | None,
-        variable_values: dict[str, Any] | None = None,
-        context_value: Any | None = None,
-        root_value: Any | None = None,
-        operation_name: str | None = None,
-        allowed_operation_types: Iterable[OperationType] | None = None,
-        operation_extensions: dict[str, Any] | None = None,
-    ) -> ExecutionResult:
-        """strawberry's `execute`, on a worker thread (`execute_here`)."""
-        return await asyncio.to_thread(
-            self.execute_here,
-            query,
-            variable_values,
-            context_value,
-            root_value,
-            operation_name,
-            allowed_operation_types,
-            operation_extensions,
-        )
+    async def execute(self, *args: Any, **kwargs: Any) -> ExecutionResult:
+        """strawberry's `execute` (the same arguments), on a worker thread (`execute_here`)."""
+        return await asyncio.to_thread(self.execute_here, *args, **kwargs)
 
     def execute_here(
         self,

@@ -71,7 +71,7 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     projector_switch_interval_ms: float = Field(default=0.5, gt=0, le=100)
     # The projector, replay and verify run the interpreter's cyclic garbage collector every
     # this many allocations (`gc.set_threshold`; Python's own is 700, at which it walks each
-    # batch being folded again and again: `projector/collector.py`); 0 keeps Python's.
+    # batch being folded again and again: `provgraph.core.collector`); 0 keeps Python's.
     projector_gc_threshold: int = Field(default=10_000, ge=0)
     # `replay` and `verify` stop with an error when a partition gives no record for this long.
     log_read_stall_s: float = Field(default=120.0, gt=0)

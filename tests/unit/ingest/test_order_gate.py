@@ -7,9 +7,16 @@ from __future__ import annotations
 import random
 
 import pytest
+from kafka import TopicPartition
 from support.log_records import Rec
 
-from provgraph.ingest.log_order import OrderGate, in_log_order
+from provgraph.ingest.log_order import (
+    NumberingAhead,
+    OrderGate,
+    bounds_before,
+    in_log_order,
+    times_after,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -152,3 +159,109 @@ def test_trim_keeps_the_record_that_shows_a_partition_moved_past_the_next_time()
     assert [gate.trim(p, 7) for p in (0, 1, 2)] == [9, 9, 9]  # the 589s go, the 588s stay
     assert gate.blocked({0, 1, 2}) == []
     assert len(gate.release({0, 1, 2}, 7)) == 24
+
+
+def test_a_barred_record_stops_the_release_within_its_append_time_and_is_the_head() -> None:
+    gate = OrderGate()
+    gate.add([Rec(0, 0, 5), Rec(1, 0, 5), Rec(2, 0, 5), Rec(0, 1, 6), Rec(1, 1, 9), Rec(2, 1, 9)])
+    for p in (0, 1, 2):
+        gate.quiet(p, 10)
+    barred = {(1, 0), (2, 1)}
+
+    def bar(record: Rec) -> bool:
+        return (record.partition, record.offset) in barred
+
+    assert keys(gate.release({0, 1, 2}, 50, bar)) == [(0, 0)]  # 2@5 waits behind 1@5
+    assert keys([gate.head()]) == [(1, 0)]
+    barred.discard((1, 0))
+    assert keys(gate.release({0, 1, 2}, 50, bar)) == [(1, 0), (2, 0), (0, 1), (1, 1)]
+    assert keys([gate.head()]) == [(2, 1)] and gate.held() == 1
+    assert keys(gate.release({0, 1, 2}, 50)) == [(2, 1)]  # no bar
+    assert gate.head() is None
+
+
+def test_a_bar_on_many_records_holds_them_all_until_lifted() -> None:
+    gate = OrderGate()
+    records = [Rec(p, o, 10 * o + p) for o in range(30) for p in (0, 1)]
+    gate.add(records)
+    gate.quiet(0, 1000)
+    gate.quiet(1, 1000)
+    out: list[Rec] = []
+    for cleared in range(0, 400, 7):  # a bar lifted bit by bit, batches of 4
+        while batch := gate.release({0, 1}, 4, lambda r, c=cleared: r.timestamp > c):
+            assert all(r.timestamp <= cleared for r in batch)
+            out += batch
+    assert keys(out) == keys(in_log_order(records, lambda r: r))
+
+
+def test_times_after_puts_a_lower_partitions_ties_before() -> None:
+    assert times_after(100, 2, [0, 1, 3]) == {0: 101, 1: 101, 3: 100}
+    assert times_after(-1, 1, [0, 2]) == {0: 0, 2: 0}  # a record without a time
+
+
+def test_bounds_before_are_the_first_offsets_after_or_the_ends_of_quiet_partitions() -> None:
+    first = {0: 10, 1: None, 2: None}
+    assert bounds_before(first, {1: 7, 2: 0}, 500, 1000) == {0: 10, 1: 7, 2: 0}
+    # records may still be appended before a record of 1000: the ends are no bounds
+    assert bounds_before(first, {1: 7, 2: 0}, 1000, 1000) == {0: 10, 1: None, 2: None}
+    assert bounds_before(first, {}, 500, 1000) == {0: 10, 1: None, 2: None}  # ends not read
+
+
+class Log:
+    """Partitions of records whose value says whether they may number (b"n") or not, read
+    like `KafkaPartitionReader.read`, whose position after a read may lie past its end (the
+    records fetched beyond it are not handed out)."""
+
+    def __init__(self, values: dict[int, bytes]) -> None:
+        self.values = values
+        self.reads: list[tuple[int, int, int]] = []
+
+    def read(self, tp: TopicPartition, position: int, end: int) -> tuple[list[Rec], int]:
+        self.reads.append((tp.partition, position, end))
+        values = self.values[tp.partition]
+        fetched = range(position, min(position + 3, len(values)))  # three records a fetch
+        got = [Rec(tp.partition, o, o, value=values[o : o + 1]) for o in fetched if o < end]
+        return got, fetched.stop
+
+
+def may(record: Rec) -> bool:
+    return record.value == b"n"
+
+
+def test_numbering_ahead_waits_only_on_numbering_records_not_applied_below_the_bound() -> None:
+    log = Log({0: b"....n.....n...", 1: b"......"})
+    ahead = NumberingAhead("events", log.read, may)
+    assert ahead.pending({0: 4, 1: 6}, {}, 100) == []  # 0..3 and 0..5 number nothing
+    assert ahead.pending({0: 5, 1: 6}, {}, 100) == [0]  # 4 numbers, not applied
+    assert ahead.pending({0: 5, 1: 6}, {0: 3}, 100) == [0]
+    assert ahead.pending({0: 10, 1: 6}, {0: 4}, 100) == []  # applied; 5..9 number nothing
+    assert ahead.pending({0: 11, 1: 6}, {0: 4}, 100) == [0]
+    assert ahead.pending({0: 14, 1: None}, {0: 10}, 100) == [1]  # None: not known
+    # what was read is not read again
+    ranges = [(p, start) for p, start, _ in log.reads]
+    assert len(ranges) == len(set(ranges))
+
+
+def test_numbering_ahead_reads_at_most_about_its_budget_a_look() -> None:
+    log = Log({0: b"." * 100 + b"n"})  # ten times the budget before the numbering record
+    ahead = NumberingAhead("events", log.read, may)
+    per_look = []
+    for _ in range(15):
+        before = len(log.reads)
+        assert ahead.pending({0: 101}, {}, 10) == [0]  # not read to 100 yet, then 100 numbers
+        per_look.append(len(log.reads) - before)
+    assert max(per_look) * 3 <= 10 + 3 - 1  # stops once the budget is reached
+    assert per_look[-1] == 0 and sum(per_look) * 3 >= 101  # read once, to the record
+    assert ahead.pending({0: 100}, {}, 10) == []  # below it, nothing numbers
+
+
+def test_numbering_ahead_given_nothing_by_a_read_stays_pending_without_looping() -> None:
+    calls = []
+
+    def read(tp: TopicPartition, position: int, end: int) -> tuple[list[Rec], int]:
+        calls.append(position)
+        return [], position  # a broker that hands nothing over
+
+    ahead = NumberingAhead("events", read, may)
+    assert ahead.pending({0: 50}, {0: 9}, 100) == [0]
+    assert calls == [10]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from kafka import TopicPartition
@@ -84,7 +84,9 @@ class OrderGate:
     before it can still arrive: every other partition has a later record held, or was read to
     its end at a time after the record (`quiet`: a record the broker appends later gets a
     later append time). Records of one append time are released together, in one batch, so a
-    request's events appended in the same millisecond are judged side by side.
+    request's events appended in the same millisecond are judged side by side; a caller may
+    bar a record (`release`'s `barred`: a group member's numbering record while another
+    member has one to apply before it), and nothing goes past it.
 
     Pure: the source tells it what was polled, which partitions are assigned and when a
     partition was last read to its end; it never reads the clock.
@@ -152,20 +154,37 @@ class OrderGate:
             self._held.pop(partition, None)
             self._quiet.pop(partition, None)
 
-    def release(self, assigned: Collection[int], limit: int) -> list[LogRecord]:
+    def release(
+        self,
+        assigned: Collection[int],
+        limit: int,
+        barred: Callable[[LogRecord], bool] | None = None,
+    ) -> list[LogRecord]:
         """Records in log order, whole append times at a time, until at least `limit` or the
-        next append time may still miss a record of an assigned partition."""
+        next append time may still miss a record of an assigned partition; and never past a
+        record `barred` says must wait (it is `head` then: what the caller looks into)."""
         out: list[LogRecord] = []
-        while len(out) < limit:
+        stopped = False
+        while len(out) < limit and not stopped:
             at = self._next_time()
             if at is None or self.waiting_on(assigned, at):
                 break
             for p in sorted(self._held):  # ties by partition, each partition's order kept
                 lane = self._held[p]
                 while lane and lane[0].timestamp == at:
+                    if barred is not None and barred(lane[0]):
+                        stopped = True
+                        break
                     out.append(lane.popleft())
+                if stopped:
+                    break
         self._held = {p: lane for p, lane in self._held.items() if lane}
         return out
+
+    def head(self) -> LogRecord | None:
+        """The record held that the log's order puts first (None when none is held)."""
+        lanes = [(lane[0].timestamp, p) for p, lane in self._held.items() if lane]
+        return self._held[min(lanes)[1]][0] if lanes else None
 
     def blocked(self, assigned: Collection[int]) -> list[int]:
         """The assigned partitions the next append time waits on (empty: nothing waits)."""
@@ -184,3 +203,79 @@ class OrderGate:
     def _next_time(self) -> int | None:
         heads = [lane[0].timestamp for lane in self._held.values() if lane]
         return min(heads) if heads else None
+
+
+def times_after(at: int, partition: int, others: Collection[int]) -> dict[int, int]:
+    """For each of `others`: the append time from which its records come after the record of
+    `partition` appended at `at` in the log's order (ties by partition: a lower partition's
+    records of that same time come before it)."""
+    return {p: max(0, at + 1 if p < partition else at) for p in others}
+
+
+def bounds_before(
+    first_after: Mapping[int, int | None], ends: Mapping[int, int], at: int, quiet_ms: int
+) -> dict[int, int | None]:
+    """For each of the other partitions, the offset below which its records come before a
+    record appended at `at` in the log's order, given its first offset at or after its
+    `times_after` (None: it holds no record that late), the end offsets read (where read), and
+    a time before which everything the broker appends was appended (`quiet_ms`). Holding no
+    record that late, its end is the bound when nothing it gets later can come before
+    (`at` < `quiet_ms`); None when that is not known."""
+    return {
+        p: first if first is not None else ends.get(p) if at < quiet_ms else None
+        for p, first in first_after.items()
+    }
+
+
+class NumberingAhead:
+    """What one member of a projector group knows of the records that may number something
+    (`may`) on the partitions other members hold, read from the log with `read`: for each, the
+    first such record at or after the offset it last asked from, found by reading forward once
+    (the log never changes, so what was read is never read again).
+
+    A member lets a numbering record go only when no partition of another member still has
+    such a record to apply before it (`pending`): the one order in which numbers are given.
+    """
+
+    def __init__(self, topic: str, read: PartitionRead, may: Callable[[LogRecord], bool]) -> None:
+        self._topic, self._read, self._may = topic, read, may
+        # partition -> (position read up to, offset of the first such record found, if any)
+        self._seen: dict[int, tuple[int, int | None]] = {}
+
+    def pending(
+        self, bounds: Mapping[int, int | None], applied: Mapping[int, int], budget: int
+    ) -> list[int]:
+        """The partitions of `bounds` that may still have a numbering record to apply below
+        their bound (None: unknown, so pending), reading at most about `budget` records of
+        each; `applied` holds the last offset applied of each (absent: none)."""
+        return sorted(
+            p
+            for p, bound in bounds.items()
+            if bound is None or self._numbering_below(p, applied.get(p, -1) + 1, bound, budget)
+        )
+
+    def forget(self, partitions: Collection[int]) -> None:
+        """Forget what was read of `partitions` (none of them is another member's now)."""
+        for p in partitions:
+            self._seen.pop(p, None)
+
+    def _numbering_below(self, p: int, start: int, bound: int, budget: int) -> bool:
+        position, found = self._seen.get(p, (start, None))
+        if found is not None and found < start:  # applied since: read on after it
+            found = None
+        position = max(position, start)
+        read = 0
+        tp = TopicPartition(self._topic, p)
+        while found is None and position < bound and read < budget:
+            records, after = self._read(tp, position, bound)
+            if not records and after <= position:
+                break  # nothing came: still pending, looked at again later
+            read += len(records)
+            for record in records:
+                if self._may(record):
+                    found, after = record.offset, record.offset + 1
+                    break
+            # a read may fetch past the bound (its position then beyond records not handed out)
+            position = min(after, bound)
+        self._seen[p] = (position, found)
+        return found < bound if found is not None else position < bound

@@ -47,6 +47,13 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     # projector on a loaded 2-core machine (it lost its membership twice while working
     # through a 1M-event backlog; harmless for the graph, but a rebalance each time).
     projector_session_timeout_ms: int = 30_000
+    # In a group of several projectors, give experiment and run numbers in the whole log's
+    # order, as `verify` folds them: a member waits at a record that may number something
+    # until the others have applied their numbering records before it. Exact, but a group
+    # through a backlog then hands over at every such pair (benchmarks: about a quarter of
+    # one member's rate with 2); off, each member numbers in its own partitions' order
+    # (operations.md).
+    projector_exact_group_numbers: bool = False
     # Retries while Neo4j (or, for the dead-letter topic, Kafka) is unavailable: exponential
     # from the first delay, capped.
     projector_backoff_initial_s: float = 0.5

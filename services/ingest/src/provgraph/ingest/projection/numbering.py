@@ -19,7 +19,10 @@
 
 Who holds a number depends on which claim came first, so numbering, like the discipline
 rules, is decided in the log's order: the projector and `replay` number each batch in that
-order from the numbers stored before it, `verify` event by event, all with `number`. A
+order from the numbers stored before it, `verify` event by event, all with `number`. The
+members of a projector group each number in their own partitions' order, unless told to
+give the log's (`projector_exact_group_numbers`: a member's source holds a record that
+`may_number` until no other member has such a record to apply before it). A
 request's events are appended in steps where their numbers depend on each other
 (`discipline.append_steps`), so the log's order agrees with the request's there.
 """
@@ -95,6 +98,16 @@ def numbers_of(rows: Iterable[tuple[Scope, str, int]]) -> Numbers:
     for scope, holder, number in rows:
         numbers.add(scope, holder, int(number))
     return numbers
+
+
+_NUMBERING_BYTES = (*(kind.encode() for kind in _NUMBERED), b"\\u")
+
+
+def may_number(raw: bytes | None) -> bool:
+    """Whether a log record's value `raw` may hold a numbering event, judged by its bytes
+    before it is parsed: it may unless it holds neither numbering type's name nor a ``\\u``
+    escape (the event type is a JSON string, written literally or with escapes)."""
+    return raw is not None and any(part in raw for part in _NUMBERING_BYTES)
 
 
 def scope_of(change: EventMutations) -> Scope | None:

@@ -9,20 +9,24 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kafka import ConsumerRebalanceListener, TopicPartition
+from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 
 from provgraph.core import kafka_clients
-from provgraph.ingest.log_order import OrderGate
+from provgraph.ingest.log_order import NumberingAhead, OrderGate, bounds_before, times_after
 from provgraph.ingest.ports import EventSource, LogRecord, PartitionOffset
+from provgraph.ingest.projection.numbering import may_number
 from provgraph.ingest.projector.progress import client_id, progress_stamp
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.log_reader import KafkaPartitionReader, LogReadError
 
 # Commits are a progress hint (Neo4j holds the applied offsets): never wait long for one.
 _COMMIT_TIMEOUT_MS = 5000
 # The order gate's look at end offsets: a broker that does not answer leaves records held.
 _END_OFFSETS_TIMEOUT_MS = 2000
+# How long a poll waits while a numbering record waits on another member's write.
+_OTHERS_WAIT_MS = 5
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +68,21 @@ class KafkaEventSource(EventSource):
     screens judge as `replay` and `verify` do however unevenly Kafka fetched. Of a partition
     the gate does not wait on, at most a batch is held: the rest is read again later (memory
     stays bounded by about a batch per partition).
+
+    Numbers are given in the whole log's order, across the group's members too: with
+    `applied` (the last offset applied per partition, as the writer stored them), a record
+    that may number an experiment or a run (`numbering.may_number`) goes out only once no
+    partition this member does not hold has such a record left to apply before it in the
+    log's order (`log_order.NumberingAhead`, which reads those partitions from Kafka up to the
+    offset of the record's append time). Alone in its group, a member holds every partition
+    and never looks.
     """
 
-    def __init__(self, settings: IngestSettings) -> None:
+    def __init__(
+        self, settings: IngestSettings, applied: Callable[[], dict[int, int]] | None = None
+    ) -> None:
         self._topic = settings.events_topic
+        self._bootstrap = settings.kafka_bootstrap
         self.poll_timeout_ms = settings.projector_poll_timeout_ms
         self.max_records = settings.projector_max_batch
         self.consumer = kafka_clients.consumer(
@@ -85,6 +100,14 @@ class KafkaEventSource(EventSource):
         self._gate = OrderGate()
         self._order_wait_ms = settings.projector_order_wait_ms
         self._on_assigned: Callable[[list[int]], None] = lambda _partitions: None
+        self._applied = applied
+        self._others: list[int] = []  # the topic's partitions another member may hold
+        self._ahead: NumberingAhead | None = None  # made when there are others
+        self._reader: KafkaConsumer | None = None
+        self._waits_on_others = False
+        # numbering records at or before this (append time, partition) may go: the others
+        # had applied everything before it (cleared again when the assignment changes)
+        self._cleared = (-1, -1)
 
     @property
     def topic(self) -> str:
@@ -119,6 +142,8 @@ class KafkaEventSource(EventSource):
     def _poll(self, timeout_ms: int) -> list[LogRecord]:
         if self._gate.held():  # what is held waits on time: look again soon
             timeout_ms = min(timeout_ms, max(self._order_wait_ms, 10))
+        if self._waits_on_others:  # on another member's write: sooner still
+            timeout_ms = min(timeout_ms, _OTHERS_WAIT_MS)
         polled = self.consumer.poll(timeout_ms=timeout_ms, max_records=self.max_records)
         fresh = self._assignments.take()
         for tp, batch in polled.items():
@@ -142,12 +167,16 @@ class KafkaEventSource(EventSource):
         offsets first (a partition read to its end holds back nothing older)."""
         assigned = set(self.assigned())
         self._gate.drop(self._gate.partitions() - assigned)  # revoked: the loop rewinds
-        released = self._gate.release(assigned, self.max_records)
+        self._note_others(assigned)
+        self._waits_on_others = False
+        released = self._gate.release(assigned, self.max_records, self._barred)
         blocked = self._gate.blocked(assigned)
         if blocked and len(released) < self.max_records:
             self._note_quiet(blocked)
-            released += self._gate.release(assigned, self.max_records - len(released))
+            released += self._gate.release(assigned, self.max_records - len(released), self._barred)
             blocked = self._gate.blocked(assigned)
+        if not blocked and len(released) < self.max_records:
+            released += self._release_numbering(assigned, self.max_records - len(released))
         self._pace(assigned, set(blocked))
         if blocked and not released:
             log.debug(
@@ -157,6 +186,104 @@ class KafkaEventSource(EventSource):
                 self._gate.quiet_times(),
             )
         return released
+
+    def _note_others(self, assigned: set[int]) -> None:
+        """Note the partitions of the topic this member does not hold; what was cleared goes
+        when they change."""
+        others: list[int] = []
+        if self._applied is not None:
+            every = self.consumer.partitions_for_topic(self._topic)
+            # not known for a moment (metadata refreshing): the ones known before stand
+            others = sorted(set(every) - assigned) if every else self._others
+        if others != self._others:
+            if self._ahead is not None:
+                self._ahead.forget(set(self._others) - set(others))
+            self._others, self._cleared = others, (-1, -1)
+
+    def _barred(self, record: LogRecord) -> bool:
+        """A record that may number something, not yet cleared by the group's progress."""
+        return (
+            bool(self._others)
+            and (record.timestamp, record.partition) > self._cleared
+            and may_number(record.value)
+        )
+
+    def _release_numbering(self, assigned: set[int], limit: int) -> list[LogRecord]:
+        """While the next record is a numbering one the others have applied all before, let
+        it and what follows go (up to `limit`); one read of the applied offsets for all."""
+        released: list[LogRecord] = []
+        applied: dict[int, int] | None = None
+        while len(released) < limit:
+            head = self._gate.head()
+            if head is None or not self._barred(head):
+                break
+            if applied is None:
+                applied = self._read_applied()
+                if applied is None:
+                    break
+            pending = self._pending_before(head, applied)
+            if pending:
+                self._waits_on_others = True
+                log.debug(
+                    "numbering record %d@%d (appended %d) waits on partitions %s",
+                    head.partition,
+                    head.offset,
+                    head.timestamp,
+                    pending,
+                )
+                break
+            self._cleared = (head.timestamp, head.partition)
+            released += self._gate.release(assigned, limit - len(released), self._barred)
+        return released
+
+    def _read_applied(self) -> dict[int, int] | None:
+        """The offsets applied per partition, as stored; None when the store does not answer
+        (what waits keeps waiting)."""
+        assert self._applied is not None
+        try:
+            return self._applied()
+        except Exception as exc:  # the store unreachable: the loop finds out when it writes
+            log.debug("applied offsets not read: %s", exc)
+            return None
+
+    def _pending_before(self, record: LogRecord, applied: dict[int, int]) -> list[int]:
+        """The others' partitions that may still apply a numbering record the log's order puts
+        before `record` (all of them when the broker does not answer)."""
+        ahead, reader = self._numbering_ahead()
+        quiet = int(time.time() * 1000) - self._order_wait_ms  # before asking: conservative
+        lookup = times_after(record.timestamp, record.partition, self._others)
+        tps = {p: TopicPartition(self._topic, p) for p in lookup}
+        try:
+            found = reader.offsets_for_times(
+                {tps[p]: at for p, at in lookup.items()}, timeout_ms=_END_OFFSETS_TIMEOUT_MS
+            )
+            first = {p: hit.offset if (hit := found.get(tp)) else None for p, tp in tps.items()}
+            without = [tps[p] for p, offset in first.items() if offset is None]
+            ends = (
+                reader.end_offsets(without, timeout_ms=_END_OFFSETS_TIMEOUT_MS)
+                if without and record.timestamp < quiet
+                else {}
+            )
+            bounds = bounds_before(
+                first, {tp.partition: end for tp, end in ends.items()}, record.timestamp, quiet
+            )
+            return ahead.pending(bounds, applied, self.max_records)
+        except (KafkaError, LogReadError) as exc:  # unreachable: what is held stays held
+            log.debug("partitions %s not read: %s", sorted(tps), exc)
+            return sorted(tps)
+
+    def _numbering_ahead(self) -> tuple[NumberingAhead, KafkaConsumer]:
+        """What is known of the others' numbering records, and the consumer that reads them:
+        of no group, on connections of its own (the group's consumer keeps a fetch waiting
+        at the broker, which would hold up each question asked behind it), and waiting little
+        for a fetch itself."""
+        if self._ahead is None or self._reader is None:
+            self._reader = kafka_clients.consumer(self._bootstrap, fetch_max_wait_ms=10)
+            read = KafkaPartitionReader(
+                self._reader, self.max_records, _END_OFFSETS_TIMEOUT_MS / 1000
+            ).read
+            self._ahead = NumberingAhead(self._topic, read, lambda r: may_number(r.value))
+        return self._ahead, self._reader
 
     def _note_quiet(self, partitions: list[int]) -> None:
         """Tell the gate which of `partitions` are read to their end, and since when."""
@@ -230,4 +357,6 @@ class KafkaEventSource(EventSource):
 
     def close(self) -> None:
         """Leave the group without committing anything more."""
+        if self._reader is not None:
+            self._reader.close(autocommit=False)
         self.consumer.close(autocommit=False)

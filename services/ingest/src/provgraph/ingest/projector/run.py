@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from neo4j import Driver
@@ -82,7 +83,9 @@ def build_projector(
     """The production projector: the Kafka event source, the Neo4j writer (unless `writer`
     is given), the dead-letter topic. The caller keeps `driver` and closes it."""
     writer = writer or GraphWriter(driver, settings.neo4j_database)
-    source = KafkaEventSource(settings)
+    # numbers in the whole log's order, when asked: what the group's other members applied
+    applied = partial(writer.read_offsets, settings.events_topic)
+    source = KafkaEventSource(settings, applied if settings.projector_exact_group_numbers else None)
     return Projector(settings, source, writer, DeadLetters(settings), stop=stop)
 
 

@@ -169,13 +169,15 @@ class KafkaEventSource(EventSource):
         self._gate.drop(self._gate.partitions() - assigned)  # revoked: the loop rewinds
         self._note_others(assigned)
         self._waits_on_others = False
-        released = self._gate.release(assigned, self.max_records, self._barred)
+        # no bar at all (no call per record) unless other members' partitions are watched
+        barred = self._barred if self._others else None
+        released = self._gate.release(assigned, self.max_records, barred)
         blocked = self._gate.blocked(assigned)
         if blocked and len(released) < self.max_records:
             self._note_quiet(blocked)
-            released += self._gate.release(assigned, self.max_records - len(released), self._barred)
+            released += self._gate.release(assigned, self.max_records - len(released), barred)
             blocked = self._gate.blocked(assigned)
-        if not blocked and len(released) < self.max_records:
+        if barred is not None and not blocked and len(released) < self.max_records:
             released += self._release_numbering(assigned, self.max_records - len(released))
         self._pace(assigned, set(blocked))
         if blocked and not released:
@@ -202,11 +204,7 @@ class KafkaEventSource(EventSource):
 
     def _barred(self, record: LogRecord) -> bool:
         """A record that may number something, not yet cleared by the group's progress."""
-        return (
-            bool(self._others)
-            and (record.timestamp, record.partition) > self._cleared
-            and may_number(record.value)
-        )
+        return (record.timestamp, record.partition) > self._cleared and may_number(record.value)
 
     def _release_numbering(self, assigned: set[int], limit: int) -> list[LogRecord]:
         """While the next record is a numbering one the others have applied all before, let

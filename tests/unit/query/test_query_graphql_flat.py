@@ -101,8 +101,35 @@ class Seen:
     label: str = "seen"
 
 
+class Label(str):
+    """A subclass of str: completed as graphql-core completes it, not taken as a str."""
+
+
+@strawberry.type
+class Mixed:
+    """String, ID and Boolean fields holding values of other classes than str and bool."""
+
+    text: str | None
+    ident: strawberry.ID | None
+    flag: bool | None
+
+
+MIXED = [
+    ("a", "i", True),
+    (5, 7, False),  # numbers: "5" and "7"
+    (2.5, 3, 1),  # a float as text, an int as an ID, an int as a Boolean
+    (True, "j", 0.0),  # a bool as text: "true"; a float as a Boolean
+    (Label("x"), Label("y"), None),
+    (None, None, None),
+]
+
+
 @strawberry.type
 class Query:
+    @strawberry.field
+    def mixed(self) -> list[Mixed]:
+        return [Mixed(text=t, ident=i, flag=f) for t, i, f in MIXED]  # type: ignore[arg-type]
+
     @strawberry.field
     def seen(self, bad: bool = False) -> list[Seen]:
         views: list[dict[str, Any]] = [{"id": f"s{i}", "size": i or None} for i in range(5)]
@@ -147,7 +174,9 @@ class Counting(LeafExecution):
 
 def _schema(executor: type) -> strawberry.Schema:
     return strawberry.Schema(
-        query=Query, types=[Box, Bag, Odd, Crate, Tin, Seen], execution_context_class=executor
+        query=Query,
+        types=[Box, Bag, Odd, Crate, Tin, Seen, Mixed],
+        execution_context_class=executor,
     )
 
 
@@ -250,3 +279,18 @@ def test_a_list_of_one_is_answered_alike() -> None:
     answer: Callable[[str], Any] = lambda q: _same(q)[0].data  # noqa: E731
     assert answer("{ things(n: 1) { id } }") == {"things": [{"id": "g0"}]}
     assert answer("{ things(n: 0) { id } }") == {"things": []}
+
+
+def test_scalars_of_other_classes_are_completed_as_graphql_core_completes_them() -> None:
+    """Only a str in a String or ID field, or a bool in a Boolean one, is answered as it is;
+    every other value is completed (a number as text, a number as a Boolean)."""
+    answer, objects = _same("{ mixed { text ident flag } }")
+    assert objects == 0 and answer.errors is None
+    assert [tuple(row.values()) for row in answer.data["mixed"]] == [
+        ("a", "i", True),
+        ("5", "7", False),
+        ("2.5", "3", True),
+        ("true", "j", False),
+        ("x", "y", None),
+        (None, None, None),
+    ]

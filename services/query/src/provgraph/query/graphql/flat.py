@@ -29,18 +29,22 @@ from typing import Any, NamedTuple
 
 from graphql import (
     GraphQLAbstractType,
+    GraphQLBoolean,
     GraphQLField,
+    GraphQLID,
     GraphQLLeafType,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
+    GraphQLScalarType,
     GraphQLSchema,
+    GraphQLString,
     is_abstract_type,
     is_object_type,
 )
 from graphql.pyutils import Undefined
 from strawberry.types.base import StrawberryObjectDefinition
-from strawberry.types.cast import get_strawberry_type_cast
+from strawberry.types.cast import TYPE_CAST_ATTRIBUTE  # what `strawberry.cast` sets
 from strawberry.types.field import StrawberryField
 
 from provgraph.query.graphql.fields import view_read
@@ -50,8 +54,13 @@ _BACKREF = "strawberry-definition"  # where strawberry keeps a GraphQL type's de
 
 TYPENAME = "__typename"
 # One selected field: (response name, read the value from the item, or from its view when the
-# plan says so, or None for __typename; complete it or the type name; non-null).
-Entry = tuple[str, Callable[[Any], Any] | None, Any, bool]
+# plan says so, or None for __typename; complete it or the type name; non-null; the class of
+# the values that completing returns as they are, or None).
+Entry = tuple[str, Callable[[Any], Any] | None, Any, bool, type | None]
+
+# graphql-core's scalars that answer a value of exactly this class with the value itself
+# (`serialize_string`, `serialize_id`, `serialize_boolean`): such a value is not completed again.
+_AS_IS: dict[GraphQLScalarType, type] = {GraphQLString: str, GraphQLID: str, GraphQLBoolean: bool}
 
 
 class Plan(NamedTuple):
@@ -97,26 +106,27 @@ def plan(runtime: GraphQLObjectType, collected: Any, leaf_of: LeafOf, cls: type)
     grouped, defers, *_ = collected
     if defers:
         return None
-    chosen: list[tuple[str, GraphQLField | None, Any, bool]] = []
+    chosen: list[tuple[str, GraphQLField | None, Any, bool, type | None]] = []
     for response_name, details in grouped.items():
         if any(getattr(detail, "defer_usage", None) is not None for detail in details):
             return None
         node = details[0].node
         name = node.name.value
         if name == TYPENAME:
-            chosen.append((response_name, None, runtime.name, True))
+            chosen.append((response_name, None, runtime.name, True, None))
             continue
         field_def = runtime.fields.get(name)
         leaf = None if field_def is None or node.arguments else leaf_of(runtime, name, field_def)
         if field_def is None or leaf is None:
             return None
         kind, non_null = leaf
-        chosen.append((response_name, field_def, kind.coerce_output_value, non_null))
-    reads = {name: _view_read(d, cls) for name, d, _, _ in chosen if d is not None}
+        as_is = _AS_IS.get(kind) if isinstance(kind, GraphQLScalarType) else None
+        chosen.append((response_name, field_def, kind.coerce_output_value, non_null, as_is))
+    reads = {name: _view_read(d, cls) for name, d, *_ in chosen if d is not None}
     on_view = bool(reads) and None not in reads.values()
     entries = tuple(
-        (name, None if d is None else reads[name] if on_view else _reader(d), finish, non_null)
-        for name, d, finish, non_null in chosen
+        (name, None if d is None else reads[name] if on_view else _reader(d), *completion)
+        for name, d, *completion in chosen
     )
     return Plan(on_view, entries)
 
@@ -151,7 +161,7 @@ def complete(items: Sequence[Any], plans: Callable[[type], Plan | None]) -> list
             if cls not in chosen:
                 chosen[cls] = None if item is None else plans(cls)
             entries = chosen[cls]
-            if entries is None or get_strawberry_type_cast(item) is not None:
+            if entries is None or getattr(item, TYPE_CAST_ATTRIBUTE, None) is not None:
                 return None
             row = _row(item.view if entries.on_view else item, entries.entries)
             if row is None:
@@ -164,11 +174,14 @@ def complete(items: Sequence[Any], plans: Callable[[type], Plan | None]) -> list
 
 def _row(source: Any, entries: tuple[Entry, ...]) -> dict[str, Any] | None:
     row: dict[str, Any] = {}
-    for name, read, finish, non_null in entries:
+    for name, read, finish, non_null, as_is in entries:
         if read is None:
             row[name] = finish  # __typename
             continue
         value = read(source)
+        if value.__class__ is as_is:  # what completing it would answer
+            row[name] = value
+            continue
         if value is None:
             if non_null:
                 return None

@@ -59,6 +59,12 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--samples", type=int, default=60, help="calls per query row")
     parser.add_argument(
+        "--warm-up-s",
+        type=float,
+        default=bench_queries.WARM_UP_S,
+        help="seconds of untimed calls before each query row's timed ones",
+    )
+    parser.add_argument(
         "--page-loads", type=int, default=15, help="timed page loads per explorer case"
     )
     parser.add_argument(
@@ -84,6 +90,8 @@ def _args() -> argparse.Namespace:
     for name in ("scale", "repeat", "w1_runs"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.warm_up_s < 0:
+        parser.error("--warm-up-s must not be negative")
     unknown = set(args.only.split(",")) - set(PARTS)
     if unknown:
         parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
@@ -108,9 +116,15 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             from benchmarks.pipeline import limit
 
             limit(infra, data)
+        if parts & {"queries", "explorer"}:
+            print(f"  Neo4j settled after the writes in {infra.settle():.0f} s", flush=True)
         if "queries" in parts:
             print("  queries", flush=True)
-            tables.append(bench_queries.run(infra.driver, *data.roots, args.samples * args.repeat))
+            tables.append(
+                bench_queries.run(
+                    infra.driver, *data.roots, args.samples * args.repeat, args.warm_up_s
+                )
+            )
         if "explorer" in parts:
             print("  explorer (Chromium)", flush=True)
             tables.append(bench_explorer.run(infra, *data.roots, args.page_loads))

@@ -256,20 +256,40 @@ class Sides:
         }
 
 
-def _measure(cases: list[dict[str, Callable[[], Any]]], n: int) -> dict[str, list[float]]:
+WARM_UP_S = 2.0
+"""Seconds of untimed calls of a row before its timed ones (at least one round of every case
+and side): on a server that has just started, the JVM is still compiling the paths of the
+row's reads, on the same two cores as the client's Python, and one round per case left that
+inside the timed calls."""
+
+
+def _measure(
+    cases: list[dict[str, Callable[[], Any]]], n: int, warm_up_s: float = WARM_UP_S
+) -> dict[str, list[float]]:
     """Every side of every case, interleaved call by call (so drift hits all sides alike)."""
     samples: dict[str, list[float]] = {side: [] for side in cases[0]}
-    for case in cases:  # warm-up: plans cached, pages in memory
-        for fn in case.values():
-            fn()
+    warm_until = time.perf_counter() + warm_up_s
+    while True:  # warm-up: plans cached, pages in memory, the server's code compiled
+        for case in cases:
+            for fn in case.values():
+                fn()
+        if time.perf_counter() >= warm_until:
+            break
     for i in range(n):
         for side, fn in cases[i % len(cases)].items():
             samples[side].append(_timed(fn))
     return samples
 
 
-def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Table:
-    """`tops`: model versions to trace upstream; `bottoms`: dataset versions with a downstream."""
+def run(
+    driver: Driver,
+    tops: list[str],
+    bottoms: list[str],
+    samples: int,
+    warm_up_s: float = WARM_UP_S,
+) -> Table:
+    """`tops`: model versions to trace upstream; `bottoms`: dataset versions with a downstream;
+    each row warmed up for `warm_up_s` seconds first."""
     gql, table = GraphQL(driver), None
     sides = Sides(driver, gql)
     projects = [t.removeprefix("model:").split("/")[0] for t in tops]
@@ -284,39 +304,64 @@ def run(driver: Driver, tops: list[str], bottoms: list[str], samples: int) -> Ta
                 for c, r in zip(cases, roots, strict=True)
             ]
             sizes[name] = sum(reached) / len(reached)
-            rows.append((name, _measure(cases, samples)))
-    rows.append(("impact", _measure([sides.impact(r) for r in bottoms], samples)))
+            rows.append((name, _measure(cases, samples, warm_up_s)))
+    rows.append(("impact", _measure([sides.impact(r) for r in bottoms], samples, warm_up_s)))
     runs = [(f"run:{p}-e3-r0", f"run:{p}-e3-r1") for p in projects]
-    rows.append(("diff", _measure([sides.recipes("diff", a, b) for a, b in runs], samples)))
-    rows.append(("reproduce", _measure([sides.recipes("reproduce", t, "") for t in tops], samples)))
+    rows.append(
+        ("diff", _measure([sides.recipes("diff", a, b) for a, b in runs], samples, warm_up_s))
+    )
+    rows.append(
+        (
+            "reproduce",
+            _measure([sides.recipes("reproduce", t, "") for t in tops], samples, warm_up_s),
+        )
+    )
     # The dossier of each shipped model: the workload's longest base-model chain.
-    rows.append(("dossier", _measure([sides.recipes("dossier", t, "") for t in tops], samples)))
+    rows.append(
+        ("dossier", _measure([sides.recipes("dossier", t, "") for t in tops], samples, warm_up_s))
+    )
     experiments = [sides.recipes("compare", f"experiment:{p}/exp-3", "") for p in projects]
-    rows.append(("compare", _measure(experiments, samples)))
+    rows.append(("compare", _measure(experiments, samples, warm_up_s)))
     # Every one-change pair of a project: its latest 5,000 runs read and checked.
-    rows.append(("effects", _measure([sides.recipes("effects", p, "") for p in projects], samples)))
+    rows.append(
+        (
+            "effects",
+            _measure([sides.recipes("effects", p, "") for p in projects], samples, warm_up_s),
+        )
+    )
     # The full-text index, then a metric condition checked on each of its best 1,000 matches.
-    rows.append(("lessons", _measure([sides.recipes("lessons", p, "") for p in projects], samples)))
+    rows.append(
+        (
+            "lessons",
+            _measure([sides.recipes("lessons", p, "") for p in projects], samples, warm_up_s),
+        )
+    )
     # The shipped model's producing run, its experiment's failed attempts and its base's share.
-    rows.append(("cost", _measure([sides.recipes("cost", t, "") for t in tops], samples)))
+    rows.append(
+        ("cost", _measure([sides.recipes("cost", t, "") for t in tops], samples, warm_up_s))
+    )
     # The guards over a whole project: every metric name of its runs and evaluations, every
     # run and model version against the project's naming rules, and every output with its
     # run's experiment.
     for guard in _GUARDS:
-        rows.append((guard, _measure([sides.recipes(guard, p, "") for p in projects], samples)))
+        rows.append(
+            (guard, _measure([sides.recipes(guard, p, "") for p in projects], samples, warm_up_s))
+        )
     # A scale-up beside its pilot (the second run of the last experiment scales up the first).
     scale_ups = [sides.recipes("scale-up", f"run:{p}-e3-r1", "") for p in projects]
-    rows.append(("scale-up", _measure(scale_ups, samples)))
+    rows.append(("scale-up", _measure(scale_ups, samples, warm_up_s)))
     stages = [sides.recipes("checkpoints", f"run:{p}-e3-r0", "") for p in projects]
-    rows.append(("checkpoints", _measure(stages, samples)))
+    rows.append(("checkpoints", _measure(stages, samples, warm_up_s)))
     # A page of a project's runs that meet a final metric's condition.
     listed = [sides.recipes("nodes metric", p, "") for p in projects]
-    rows.append(("nodes metric", _measure(listed, samples)))
+    rows.append(("nodes metric", _measure(listed, samples, warm_up_s)))
     models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]
-    rows.append(("best", _measure(models, samples)))
-    rows.append(("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples)))
+    rows.append(("best", _measure(models, samples, warm_up_s)))
+    rows.append(
+        ("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples, warm_up_s))
+    )
     advice = [sides.recipes("advise-checkpoints", f"experiment:{p}/exp-3", "") for p in projects]
-    rows.append(("advise-checkpoints", _measure(advice, samples)))
+    rows.append(("advise-checkpoints", _measure(advice, samples, warm_up_s)))
     table = Table(
         "queries",
         f"Queries: p50/p99 ms, {samples} calls per row over {len(projects)} start nodes",

@@ -4,10 +4,12 @@ benchmark owns and clears between phases, never the shared servers or topics."""
 from __future__ import annotations
 
 import socket
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+import psutil
 from kafka.admin import KafkaAdminClient, NewTopic
 from neo4j import Driver, GraphDatabase
 
@@ -121,6 +123,23 @@ class PrivateInfra:
         """Delete every node and relationship (the constraints stay)."""
         with self.driver.session() as session:
             session.run(_CLEAR).consume()
+
+    def settle(
+        self, quiet_percent: float = 10.0, quiet_s: float = 3.0, limit_s: float = 180.0
+    ) -> float:
+        """Wait until the Neo4j server has been quiet (under `quiet_percent` of one core) for
+        `quiet_s` seconds in a row, at most `limit_s`; the seconds waited. After a large write
+        the server keeps flushing and collecting for a while on the same two cores as the
+        timed calls: reads are timed on a settled graph."""
+        pid = self.neo4j.process.pid()
+        if pid is None:
+            return 0.0
+        server, start, quiet = psutil.Process(pid), time.perf_counter(), 0.0
+        server.cpu_percent(None)
+        while quiet < quiet_s and time.perf_counter() - start < limit_s:
+            busy = server.cpu_percent(interval=0.5)
+            quiet = quiet + 0.5 if busy < quiet_percent else 0.0
+        return time.perf_counter() - start
 
     def count_applied(self) -> int:
         records, _, _ = self.driver.execute_query("MATCH (e:AppliedEvent) RETURN count(e) AS n")

@@ -90,7 +90,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env["PROVGRAPH_BENCH_MLFLOW"] = _mlflow_server()
     argv = [
         *(sys.executable, "-m", "benchmarks", "--scale", str(SCALE), "--repeat", "1"),
-        *("--samples", "2", "--page-loads", "1", "--w1-runs", str(W1_RUNS)),
+        *("--samples", "2", "--warm-up-s", "0", "--page-loads", "1", "--w1-runs", str(W1_RUNS)),
         *("--results", str(out / "results")),
     ]
     log = out / "bench.log"

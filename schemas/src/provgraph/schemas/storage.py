@@ -68,8 +68,14 @@ ACCESS, ACCESS_EXPIRES_AT = "access", "access_expires_at"
 
 
 def format_time(value: datetime) -> str:
-    """Fixed-width UTC text, so string order is time order (microseconds always present)."""
-    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Fixed-width UTC text, so string order is time order (microseconds always present).
+
+    The text of `strftime("%Y-%m-%dT%H:%M:%S.%fZ")`, built from `isoformat` (less than half
+    its time; the fold writes three an event): its first 26 characters are the same text for
+    a four-digit year, the offset of an aware value coming after them."""
+    if value.year < 1000:  # strftime writes such a year unpadded: its text, as always
+        return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return value.isoformat(timespec="microseconds")[:26] + "Z"
 
 
 def event_version(time: str, event_id: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from neo4j import Driver
@@ -292,6 +293,7 @@ def run(
     each row warmed up for `warm_up_s` seconds first."""
     gql, table = GraphQL(driver), None
     sides = Sides(driver, gql)
+    measure = partial(_measure, n=samples, warm_up_s=warm_up_s)
     projects = [t.removeprefix("model:").split("/")[0] for t in tops]
     rows: list[tuple[str, dict[str, list[float]]]] = []
     sizes: dict[str, float] = {}  # mean nodes reached per start node, checked on every side
@@ -304,64 +306,39 @@ def run(
                 for c, r in zip(cases, roots, strict=True)
             ]
             sizes[name] = sum(reached) / len(reached)
-            rows.append((name, _measure(cases, samples, warm_up_s)))
-    rows.append(("impact", _measure([sides.impact(r) for r in bottoms], samples, warm_up_s)))
+            rows.append((name, measure(cases)))
+    rows.append(("impact", measure([sides.impact(r) for r in bottoms])))
     runs = [(f"run:{p}-e3-r0", f"run:{p}-e3-r1") for p in projects]
-    rows.append(
-        ("diff", _measure([sides.recipes("diff", a, b) for a, b in runs], samples, warm_up_s))
-    )
-    rows.append(
-        (
-            "reproduce",
-            _measure([sides.recipes("reproduce", t, "") for t in tops], samples, warm_up_s),
-        )
-    )
+    rows.append(("diff", measure([sides.recipes("diff", a, b) for a, b in runs])))
+    rows.append(("reproduce", measure([sides.recipes("reproduce", t, "") for t in tops])))
     # The dossier of each shipped model: the workload's longest base-model chain.
-    rows.append(
-        ("dossier", _measure([sides.recipes("dossier", t, "") for t in tops], samples, warm_up_s))
-    )
+    rows.append(("dossier", measure([sides.recipes("dossier", t, "") for t in tops])))
     experiments = [sides.recipes("compare", f"experiment:{p}/exp-3", "") for p in projects]
-    rows.append(("compare", _measure(experiments, samples, warm_up_s)))
+    rows.append(("compare", measure(experiments)))
     # Every one-change pair of a project: its latest 5,000 runs read and checked.
-    rows.append(
-        (
-            "effects",
-            _measure([sides.recipes("effects", p, "") for p in projects], samples, warm_up_s),
-        )
-    )
+    rows.append(("effects", measure([sides.recipes("effects", p, "") for p in projects])))
     # The full-text index, then a metric condition checked on each of its best 1,000 matches.
-    rows.append(
-        (
-            "lessons",
-            _measure([sides.recipes("lessons", p, "") for p in projects], samples, warm_up_s),
-        )
-    )
+    rows.append(("lessons", measure([sides.recipes("lessons", p, "") for p in projects])))
     # The shipped model's producing run, its experiment's failed attempts and its base's share.
-    rows.append(
-        ("cost", _measure([sides.recipes("cost", t, "") for t in tops], samples, warm_up_s))
-    )
+    rows.append(("cost", measure([sides.recipes("cost", t, "") for t in tops])))
     # The guards over a whole project: every metric name of its runs and evaluations, every
     # run and model version against the project's naming rules, and every output with its
     # run's experiment.
     for guard in _GUARDS:
-        rows.append(
-            (guard, _measure([sides.recipes(guard, p, "") for p in projects], samples, warm_up_s))
-        )
+        rows.append((guard, measure([sides.recipes(guard, p, "") for p in projects])))
     # A scale-up beside its pilot (the second run of the last experiment scales up the first).
     scale_ups = [sides.recipes("scale-up", f"run:{p}-e3-r1", "") for p in projects]
-    rows.append(("scale-up", _measure(scale_ups, samples, warm_up_s)))
+    rows.append(("scale-up", measure(scale_ups)))
     stages = [sides.recipes("checkpoints", f"run:{p}-e3-r0", "") for p in projects]
-    rows.append(("checkpoints", _measure(stages, samples, warm_up_s)))
+    rows.append(("checkpoints", measure(stages)))
     # A page of a project's runs that meet a final metric's condition.
     listed = [sides.recipes("nodes metric", p, "") for p in projects]
-    rows.append(("nodes metric", _measure(listed, samples, warm_up_s)))
+    rows.append(("nodes metric", measure(listed)))
     models = [sides.recipes("best", f"model:{p}/chat-7b", "") for p in projects]
-    rows.append(("best", _measure(models, samples, warm_up_s)))
-    rows.append(
-        ("digest", _measure([sides.recipes("digest", p, "") for p in projects], samples, warm_up_s))
-    )
+    rows.append(("best", measure(models)))
+    rows.append(("digest", measure([sides.recipes("digest", p, "") for p in projects])))
     advice = [sides.recipes("advise-checkpoints", f"experiment:{p}/exp-3", "") for p in projects]
-    rows.append(("advise-checkpoints", _measure(advice, samples, warm_up_s)))
+    rows.append(("advise-checkpoints", measure(advice)))
     table = Table(
         "queries",
         f"Queries: p50/p99 ms, {samples} calls per row over {len(projects)} start nodes",

@@ -34,7 +34,7 @@ from provgraph.ingest.tools.memory_graph import MemoryGraph
 from provgraph.schemas import Event, RunStarted, event_hash, parse_event, run_id
 from provgraph.schemas.events.experiment import RunStartedPayload
 from provgraph.schemas.graph import METRIC_SERIES_LABEL
-from provgraph.schemas.storage import ACCESS, dotted, series_id, series_points
+from provgraph.schemas.storage import ACCESS, dotted, series_bucket, series_id, series_points
 
 EXAMPLES = Path(__file__).parent.parent / "schemas" / "examples" / "valid"
 COMMON = {"id", "project", "first_seen_at", "last_event_at", "placeholder"}
@@ -259,6 +259,22 @@ class GraphWriterContract(ABC):
         graphs = {self.fold(*order).digest() for order in permutations(events)}
         assert len(graphs) == 1
         assert self.series(self.fold(*events)) == [(0, 4.0), (2, 3.0), (500, 2.1), (1010, 1.1)]
+
+    def test_a_long_series_logged_over_many_events_keeps_each_buckets_highest_step(self) -> None:
+        # Six events of 720 points each, their steps interleaved: 170 of the 201 buckets are
+        # written by several events, and every event but the first meets stored points.
+        s = self.story
+        steps = [[*range(i, 2000, 6), *range(2000 + i, 60_000, 150)] for i in range(6)]
+        events = [
+            s.series(1 + i, 2 + i, *[("loss", n, n / 1000) for n in steps[i]]) for i in range(6)
+        ]
+        highest: dict[int, int] = {}
+        for n in (n for some in steps for n in some):
+            highest[series_bucket(n)] = max(n, highest.get(series_bucket(n), n))
+        expected = sorted((n, n / 1000) for n in highest.values())
+        graph = self.fold(s.started(), *events)
+        assert self.series(graph) == expected and len(expected) == 201
+        assert graph == self.fold(*reversed(events), s.started(), batch=4)
 
     def test_an_older_serves_set_does_not_replace_a_newer_one(self) -> None:
         s = self.story

@@ -54,12 +54,12 @@ def refusal(change: EventMutations) -> str:
     return str(caught.value)
 
 
-def test_a_value_deep_in_a_series_is_named_by_its_series_and_bucket() -> None:
+def test_a_value_deep_in_a_series_is_named_by_its_series_and_step() -> None:
     series = next(m for m in SERIES.mutations if isinstance(m, SeriesUpsert))
-    last = list(series.points)[-1]
-    points = {**series.points, last: Versioned("1", float("nan"))}
+    last = max(series.points)
+    points = {**series.points, last: series.points[last]._replace(value=float("nan"))}
     assert refusal(replaced(SERIES, SeriesUpsert, points=points)) == (
-        f"run:p-r1#loss.{last}: nan is not a finite number"
+        "run:p-r1#loss value at step 700: nan is not a finite number"
     )
 
 

@@ -17,10 +17,12 @@ from provgraph.schemas.events.common import INT64_MAX
 from provgraph.schemas.graph import METRIC_SERIES_LABEL
 from provgraph.schemas.storage import (
     SERIES_BUCKETS_PER_OCTAVE,
+    SeriesPoint,
     series_bucket,
     series_id,
-    series_point,
+    series_lists,
     series_points,
+    series_stored,
     step_version,
 )
 
@@ -66,16 +68,32 @@ def test_a_series_is_bounded_whatever_the_number_of_steps() -> None:
     assert max(million) == 318
 
 
-def test_a_point_is_stored_as_its_step_and_value_in_its_bucket_and_read_back_by_step() -> None:
-    assert series_point(1010, 1.1) == {"step.159": 1010, "value.159": 1.1}
-    stored = {
-        **series_point(1010, 1.1),
-        **series_point(0, 4.0),
-        "_v_step.0": "x",
-        "step.7": 5,  # a step without its value is not a point
-        "id": "run:r#loss",
+def test_points_are_stored_as_four_lists_by_bucket_and_read_back_by_step() -> None:
+    points = {159: SeriesPoint(1010, 1.1, "b"), 0: SeriesPoint(0, 4, "a")}
+    stored = series_lists(points)
+    assert stored == {
+        "buckets": (0, 159),
+        "steps": (0, 1010),
+        "values": (4.0, 1.1),  # floats all: a Neo4j list holds one type
+        "_v_points": ("a", "b"),
     }
-    assert series_points(stored) == [(0, 4.0), (1010, 1.1)]
+    assert all(type(v) is float for v in stored["values"])  # type: ignore[union-attr]
+    assert series_stored({"id": "run:r#loss", **stored}) == points
+    assert series_points({"id": "run:r#loss", **stored}) == [(0, 4.0), (1010, 1.1)]
+    # Readers leave the internal versions out: the points are read without them.
+    assert series_points({k: v for k, v in stored.items() if k != "_v_points"}) == [
+        (0, 4.0),
+        (1010, 1.1),
+    ]
+    assert series_points({}) == [] and series_stored({}) == {}
+
+
+def test_a_series_written_a_point_per_property_is_read_where_the_lists_hold_no_bucket() -> None:
+    # A graph written before the lists (`step.<b>`, `value.<b>`), until `replay` rebuilds it.
+    legacy = {"step.159": 1000, "value.159": 1.3, "step.32": 3, "value.32": 2, "step.7": 5}
+    assert series_points(legacy) == [(3, 2.0), (1000, 1.3)]  # step.7 has no value: no point
+    both = {**legacy, **series_lists({159: SeriesPoint(1010, 1.1, "v")})}
+    assert series_points(both) == [(3, 2.0), (1010, 1.1)]
 
 
 # ---- the projection of one event -------------------------------------------------------------
@@ -88,13 +106,11 @@ def test_one_event_keeps_per_bucket_its_highest_step_and_the_later_point_on_a_ti
     (acc, loss) = upserts(event)
     version = f"2024-05-01T00:01:00.000000Z|{s.event_id(2)}"
     assert (loss.run, loss.name, loss.project, loss.id) == (s.run, "loss", "p", f"{s.run}#loss")
-    assert {k: (v.version, v.value) for k, v in loss.points.items()} == {
-        "step.48": (step_version(7, version), 7),
-        "value.48": (step_version(7, version), 0.4),
-        "step.159": (step_version(1010, version), 1010),
-        "value.159": (step_version(1010, version), 1.1),
+    assert loss.points == {
+        48: SeriesPoint(7, 0.4, step_version(7, version)),
+        159: SeriesPoint(1010, 1.1, step_version(1010, version)),
     }
-    assert acc.name == "acc" and set(acc.points) == {"step.32", "value.32"}
+    assert acc.name == "acc" and set(acc.points) == {32}
 
 
 def test_the_runs_summary_is_the_last_point_of_its_series() -> None:
@@ -140,10 +156,10 @@ def test_the_canonical_graph_holds_the_series_as_a_node_outside_the_lineage_grap
         "run": s.run,
         "name": "loss",
         "project": "p",
-        "step.32": 3,
-        "value.32": 1.5,
-        "_v_step.32": step_version(3, f"2024-05-01T00:01:00.000000Z|{s.event_id(2)}"),
-        "_v_value.32": step_version(3, f"2024-05-01T00:01:00.000000Z|{s.event_id(2)}"),
+        "buckets": [32],
+        "steps": [3],
+        "values": [1.5],
+        "_v_points": [step_version(3, f"2024-05-01T00:01:00.000000Z|{s.event_id(2)}")],
     }
     assert not [line for line in canonical.edges if series_id(s.run, "loss") in line]
     assert series_id(s.run, "loss") not in MemoryGraph().fold([s.started()]).canonical("q").nodes

@@ -19,16 +19,15 @@ from provgraph.query.read.fragments import visible
 from provgraph.query.read.model import EdgeView, Scope
 from provgraph.query.read.series_reads import RUN_METRIC_SERIES, series_views
 from provgraph.query.settings import QuerySettings
-from provgraph.schemas.storage import series_point, series_points
+from provgraph.schemas.storage import SeriesPoint, series_bucket, series_lists, series_points
 
 A, B, X = "run:a", "run:b", "experiment:p/x"
 
 
 def stored(name: str, *points: tuple[int, float]) -> list[list[Any]]:
     props: dict[str, Any] = {"id": f"{A}#{name}", "run": A, "name": name, "project": "p"}
-    for step, value in points:
-        props.update(series_point(step, value))
-    return [[key, value] for key, value in props.items()]
+    props.update(series_lists({series_bucket(s): SeriesPoint(s, v, "v") for s, v in points}))
+    return [[key, value] for key, value in props.items() if not key.startswith("_v")]
 
 
 RECORDS = {

@@ -22,8 +22,9 @@ functions; none of them spells a convention by hand.
   `access.<principal>.<role>`).
 - A run's logged metric series is kept downsampled on a node of its own (label
   `graph.METRIC_SERIES_LABEL`, one per run and metric name, outside the lineage graph): its
-  steps fall into log-spaced buckets, and bucket `b` holds the point at the highest step in it
-  as `step.<b>` and `value.<b>` (see `series_bucket`).
+  steps fall into log-spaced buckets, and each bucket keeps the point at the highest step in
+  it. The points are four lists in bucket order: `buckets`, `steps`, `values` and their
+  versions `_v_points` (see `series_bucket`, `series_lists`).
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from __future__ import annotations
 import json
 from collections.abc import Container, Mapping
 from datetime import datetime
-from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 Primitive = str | int | float | bool
 Value = Primitive | tuple[str, ...] | tuple[float, ...]
@@ -220,7 +220,22 @@ SERIES_BUCKETS_PER_OCTAVE = 16
 at most K * log2(max_step + 1) + 1 points (269 for each of a million steps, 1,009 for any 64-bit
 step), one per step up to step 26, where a loss moves fast."""
 SERIES_RUN, SERIES_NAME = "run", "name"  # the run id and the metric name of a series node
-SERIES_STEP, SERIES_VALUE = "step", "value"  # a bucket's point: `step.<b>` and `value.<b>`
+# A series node's points, one entry per kept bucket in bucket (so step) order: four lists, as
+# few properties as Neo4j can hold them in (a property per point was the largest part of
+# writing a batch of metric events).
+SERIES_BUCKETS, SERIES_STEPS, SERIES_VALUES = "buckets", "steps", "values"
+SERIES_VERSIONS = version_key("points")  # each point's version (`step_version`): internal
+_LISTS = (SERIES_BUCKETS, SERIES_STEPS, SERIES_VALUES, SERIES_VERSIONS)
+_LEGACY_STEP, _LEGACY_VALUE = "step.", "value."  # a point per property, before the lists
+
+
+class SeriesPoint(NamedTuple):
+    """The kept point of one bucket: its step, its value and the version that wrote it (by
+    `step_version`, so the bucket's highest step wins, and the later event on a tie)."""
+
+    step: int
+    value: float
+    version: str
 
 
 def series_bucket(step: int) -> int:
@@ -235,26 +250,38 @@ def series_id(run: str, name: str) -> str:
     return f"{run}#{name}"
 
 
-def series_point(step: int, value: float) -> dict[str, Value]:
-    """The properties of one point of a series, in the bucket of its step."""
-    step_key, value_key = series_keys(series_bucket(step))
-    return {step_key: step, value_key: value}
+def series_lists(points: Mapping[int, SeriesPoint]) -> dict[str, Value]:
+    """The stored properties of a series' points (bucket -> point): its four lists, by
+    bucket. Values are stored as floats (a Neo4j list holds one type)."""
+    buckets = sorted(points)
+    kept = [points[b] for b in buckets]
+    return {
+        SERIES_BUCKETS: tuple(buckets),
+        SERIES_STEPS: tuple(p.step for p in kept),
+        SERIES_VALUES: tuple(float(p.value) for p in kept),
+        SERIES_VERSIONS: tuple(p.version for p in kept),
+    }
 
 
-@lru_cache(maxsize=2048)
-def series_keys(bucket: int) -> tuple[str, str]:
-    """The properties `step.<b>` and `value.<b>` of bucket `b`. Memoised: every step of 64 bits
-    falls in one of 1,009 buckets, and the fold names them for each point it keeps."""
-    name = str(bucket)
-    return dotted(SERIES_STEP, name), dotted(SERIES_VALUE, name)
+def series_stored(props: Mapping[str, Any]) -> dict[int, SeriesPoint]:
+    """The points (bucket -> point) that a series node's lists hold (`series_lists`)."""
+    lists = (props.get(key) or () for key in _LISTS)
+    return {b: SeriesPoint(step, value, v) for b, step, value, v in zip(*lists, strict=True)}
 
 
 def series_points(props: Mapping[str, Any]) -> list[tuple[int, float]]:
-    """The (step, value) points of a stored series node, by step."""
-    start = dotted(SERIES_STEP, "")
-    points = []
+    """The (step, value) points of a stored series node, by step; its versions may be left
+    out (readers leave internal properties out). A node written before the lists holds a
+    point per property (`step.<b>` and `value.<b>`): those are read too, for the buckets the
+    lists do not hold, until `replay` rebuilds the graph."""
+    buckets = props.get(SERIES_BUCKETS) or ()
+    steps, values = props.get(SERIES_STEPS) or (), props.get(SERIES_VALUES) or ()
+    points = [(step, float(value)) for step, value in zip(steps, values, strict=True)]
     for key, step in props.items():
-        value = props.get(dotted(SERIES_VALUE, key[len(start) :]))
-        if key.startswith(start) and isinstance(step, int) and isinstance(value, int | float):
+        if not key.startswith(_LEGACY_STEP) or not isinstance(step, int):
+            continue
+        bucket = key[len(_LEGACY_STEP) :]
+        value = props.get(_LEGACY_VALUE + bucket)
+        if bucket.isdigit() and int(bucket) not in buckets and isinstance(value, int | float):
             points.append((step, float(value)))
     return sorted(points)

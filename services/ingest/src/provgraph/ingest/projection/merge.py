@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from provgraph.ingest.projection.mutations import (
     EdgeSetReplace,
@@ -28,12 +28,18 @@ from provgraph.schemas.storage import (
     PROJECT,
     SERIES_NAME,
     SERIES_RUN,
+    SeriesPoint,
+    series_lists,
+    series_stored,
     stored_value,
     version_key,
 )
 
+K = TypeVar("K")
+V = TypeVar("V", Versioned, SeriesPoint)  # anything last-writer-wins by its `version`
 
-def _join_lww(a: dict[str, Versioned], b: dict[str, Versioned]) -> dict[str, Versioned]:
+
+def _join_lww(a: Mapping[K, V], b: Mapping[K, V]) -> dict[K, V]:
     out = dict(a)
     for key, item in b.items():
         if key not in out or item.version > out[key].version:
@@ -68,7 +74,7 @@ def combine_nodes(a: NodeUpsert, b: NodeUpsert) -> NodeUpsert:
         first_seen=min(a.first_seen, b.first_seen),
         last_seen=max(a.last_seen, b.last_seen),
         writes=a.writes or b.writes,
-        lww=_join_lww(dict(a.lww), dict(b.lww)),
+        lww=_join_lww(a.lww, b.lww),
         mins=_join(dict(a.mins), dict(b.mins), min),
         maxs=_join(dict(a.maxs), dict(b.maxs), max),
     )
@@ -90,7 +96,7 @@ def combine_sets(a: EdgeSetReplace, b: EdgeSetReplace) -> EdgeSetReplace:
 
 def combine_series(a: SeriesUpsert, b: SeriesUpsert) -> SeriesUpsert:
     """One upsert with the effect of applying `a` and `b` (of one series and one project)."""
-    return replace(a, points=_join_lww(dict(a.points), dict(b.points)))
+    return replace(a, points=_join_lww(a.points, b.points))
 
 
 def apply_node(props: dict[str, Any], m: NodeUpsert) -> None:
@@ -119,7 +125,7 @@ def apply_series(props: dict[str, Any], m: SeriesUpsert) -> None:
     the caller checks that the run is of `m.project`)."""
     if not props:
         props.update({ID: m.id, SERIES_RUN: m.run, SERIES_NAME: m.name, PROJECT: m.project})
-    _fold_lww(props, m.points)
+    props.update(series_lists(_join_lww(series_stored(props), m.points)))
 
 
 def _fold_lww(props: dict[str, Any], lww: Mapping[str, Versioned]) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from provgraph.schemas.graph import Label, Rel
-from provgraph.schemas.storage import Primitive, Value, series_id
+from provgraph.schemas.storage import Primitive, SeriesPoint, Value, series_id
 
 # Re-exported: the writer's Cypher and the in-memory graph name the replaced set's version so.
 
@@ -100,8 +100,8 @@ class EdgeSetReplace:
 
 @dataclass(frozen=True)
 class SeriesUpsert:
-    """Merge the downsampled series of metric `name` of `run`; fold its points, each bucket's
-    `step.<b>` and `value.<b>` last-writer-wins by a version that orders by step first
+    """Merge the downsampled series of metric `name` of `run`; fold its points (bucket ->
+    point), each bucket's last-writer-wins by its point's version, which orders by step first
     (`storage.step_version`): a bucket keeps its highest step, the later event on a tie.
 
     It lands only on a run of `project`: a write of a run another project claimed changes
@@ -111,7 +111,7 @@ class SeriesUpsert:
     run: str
     name: str
     project: str
-    points: Mapping[str, Versioned] = field(default_factory=dict)
+    points: Mapping[int, SeriesPoint] = field(default_factory=dict)
 
     @property
     def id(self) -> str:

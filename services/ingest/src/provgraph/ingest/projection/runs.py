@@ -23,11 +23,11 @@ from provgraph.schemas.graph import Rel
 from provgraph.schemas.storage import (
     PARAM,
     PARAMS,
+    SeriesPoint,
     Value,
     dotted,
     record,
     series_bucket,
-    series_keys,
     step_version,
     with_json,
 )
@@ -100,17 +100,13 @@ def _metrics_logged(event: RunMetricsLogged) -> list[Mutation]:
     return [ctx.node(run, versioned=versioned), *series]
 
 
-def _series_points(buckets: dict[int, MetricPoint], version: str) -> dict[str, Versioned]:
-    """The kept point of each bucket as its `step.<b>` and `value.<b>` properties
-    (`storage.series_point`), both under the point's step version; the buckets are those
+def _series_points(buckets: dict[int, MetricPoint], version: str) -> dict[int, SeriesPoint]:
+    """The kept point of each bucket under its step version; the buckets are those
     `_bucketed` already computed, so no step is bucketed twice."""
-    points: dict[str, Versioned] = {}
-    for bucket, point in buckets.items():
-        step_key, value_key = series_keys(bucket)
-        point_version = step_version(point.step, version)
-        points[step_key] = Versioned(point_version, point.step)
-        points[value_key] = Versioned(point_version, point.value)
-    return points
+    return {
+        bucket: SeriesPoint(point.step, float(point.value), step_version(point.step, version))
+        for bucket, point in buckets.items()
+    }
 
 
 def _bucketed(points: Iterable[MetricPoint]) -> dict[str, dict[int, MetricPoint]]:

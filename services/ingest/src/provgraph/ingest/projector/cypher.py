@@ -22,13 +22,15 @@ from provgraph.schemas.storage import (
     EDGE_VERSION,
     ID,
     PROJECT,
+    SERIES_BUCKETS,
     SERIES_NAME,
     SERIES_RUN,
+    SERIES_STEPS,
+    SERIES_VALUES,
+    SERIES_VERSIONS,
     replaced_version_key,
     version_key,
 )
-
-_VPREFIX = version_key("")
 
 # Node upsert: the Cypher twin of `projection.merge.apply_node`. Rows are combined per id
 # beforehand, so no row reads another row's write. Version keys are `storage.version_key`.
@@ -65,20 +67,34 @@ FOREACH (k IN [k IN keys(row.maxs) WHERE NOT foreign AND (n[k] IS NULL OR row.ma
 
 # Series upsert: the Cypher twin of `projection.merge.apply_series`, after the batch's nodes.
 # Only on a run of the row's project: a run another project claimed keeps no series of theirs.
-# A row holds about 150 points; setting them one dynamic key at a time was the largest part of
-# a batch of metric events. When every point of the row wins (a new series, or new steps, the
-# usual case), `row.flat` (each point and its version key) is set as one map; otherwise only
-# the points that win are set, one by one, as before.
+# A series is four lists in bucket order (`storage.series_lists`); the stored points and the
+# row's are joined per bucket, the larger version winning, and the lists set again. Four list
+# properties instead of four per point: W1's 336 events (300 series of about 73 kept points)
+# written by the writer alone in 0.32 s instead of 0.94 (median of 15 writes each).
+_B, _S, _VAL, _VER = (
+    f"`{key}`" for key in (SERIES_BUCKETS, SERIES_STEPS, SERIES_VALUES, SERIES_VERSIONS)
+)
 SERIES = f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{{ID}: row.run}})
 WHERE r.{PROJECT} = row.project
 MERGE (s:{METRIC_SERIES_LABEL} {{{ID}: row.id}})
 ON CREATE SET s.{SERIES_RUN} = row.run, s.{SERIES_NAME} = row.name, s.{PROJECT} = row.project
-WITH s, row, [k IN keys(row.lww) WHERE coalesce(s['{_VPREFIX}' + k], '') < row.lww[k].v] AS won
-SET s += CASE WHEN size(won) = size(keys(row.lww)) THEN row.flat ELSE {{}} END
-FOREACH (k IN CASE WHEN size(won) < size(keys(row.lww)) THEN won ELSE [] END |
-    SET s[k] = row.lww[k].value, s['{_VPREFIX}' + k] = row.lww[k].v)
+WITH s, row.points AS new
+WITH s, COLLECT {{
+    CALL (s, new) {{
+        UNWIND range(0, size(coalesce(s.{_B}, [])) - 1) AS i
+        RETURN s.{_B}[i] AS b, s.{_S}[i] AS step, s.{_VAL}[i] AS value, s.{_VER}[i] AS v
+        UNION ALL
+        UNWIND range(0, size(new.{_B}) - 1) AS i
+        RETURN new.{_B}[i] AS b, new.{_S}[i] AS step, new.{_VAL}[i] AS value, new.{_VER}[i] AS v
+    }}
+    WITH b, step, value, v ORDER BY b, v DESC
+    WITH b, collect([step, value, v])[0] AS won
+    RETURN [b] + won AS point ORDER BY b
+}} AS merged
+SET s.{_B} = [p IN merged | p[0]], s.{_S} = [p IN merged | p[1]],
+    s.{_VAL} = [p IN merged | p[2]], s.{_VER} = [p IN merged | p[3]]
 """
 
 # Both relationship upserts: bind the two ends, then (once `r` is found) keep its earliest

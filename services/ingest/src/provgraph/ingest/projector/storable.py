@@ -115,8 +115,9 @@ def _gather_edge_set(m: EdgeSetReplace, texts: list[Any], values: list[Any]) -> 
 
 def _gather_series(m: SeriesUpsert, texts: list[Any], values: list[Any]) -> None:
     texts.append(m.id)
-    texts.extend(m.points)
-    values.extend(map(_value_of, m.points.values()))
+    for point in m.points.values():
+        values.append(point.step)
+        values.append(point.value)
 
 
 def _gather_reads(m: ResolveReads, texts: list[Any], values: list[Any]) -> None:
@@ -161,7 +162,9 @@ def _mutation_values(m: Mutation) -> Iterator[tuple[Where, Any]]:
             yield from _props(f"{m.src} -[{m.rel.value}]-> {target.id}", target.props)
     elif isinstance(m, SeriesUpsert):
         yield (m.id, ".", "id"), m.id
-        yield from _props(m.id, {k: v.value for k, v in m.points.items()})
+        for point in m.points.values():
+            yield (m.id, " ", f"step {point.step}"), point.step
+            yield (m.id, " ", f"value at step {point.step}"), point.value
     elif isinstance(m, ResolveReads):
         yield ("ResolveReads", ".", "subject"), m.subject
 

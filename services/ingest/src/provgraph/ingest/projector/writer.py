@@ -54,7 +54,7 @@ from provgraph.ingest.projection.resolution import (
 from provgraph.ingest.projector import cypher
 from provgraph.ingest.projector.rejections import first_copies
 from provgraph.schemas.graph import INFERRED, Label
-from provgraph.schemas.storage import version_key
+from provgraph.schemas.storage import series_lists
 
 CHUNK_ROWS = 2000
 """Rows per UNWIND statement: large enough to amortise round trips, small enough for memory."""
@@ -151,19 +151,8 @@ def _set_row(m: EdgeSetReplace) -> dict[str, Any]:
 
 
 def _series_row(m: SeriesUpsert) -> dict[str, Any]:
-    lww = {k: {"v": i.version, "value": _plain(i.value)} for k, i in m.points.items()}
-    # The same points as one map of properties, for a row whose every point wins (cypher.SERIES).
-    flat = {k: p["value"] for k, p in lww.items()} | {
-        version_key(k): p["v"] for k, p in lww.items()
-    }
-    return {
-        "id": m.id,
-        "run": m.run,
-        "name": m.name,
-        "project": m.project,
-        "lww": lww,
-        "flat": flat,
-    }
+    points = {key: _plain(values) for key, values in series_lists(m.points).items()}
+    return {"id": m.id, "run": m.run, "name": m.name, "project": m.project, "points": points}
 
 
 def _event_row(change: EventMutations) -> dict[str, Any]:

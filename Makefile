@@ -127,9 +127,10 @@ $(DBT_VENV)/.installed: Makefile
 test-unit: install
 	$(BIN)/pytest -m unit $(PYTEST_ARGS)
 
-# mypy finds each part's modules under its source root: MYPYPATH names them all.
+# mypy finds each part's modules under its source root: MYPYPATH names them all; the
+# benchmarks are checked with them.
 typecheck: install
-	MYPYPATH=$$(tr ' ' : <<<"$(SOURCE_ROOTS)") $(BIN)/mypy $(SOURCE_ROOTS)
+	MYPYPATH=$$(tr ' ' : <<<"$(SOURCE_ROOTS)") $(BIN)/mypy $(SOURCE_ROOTS) benchmarks
 
 lint: install typecheck
 	$(BIN)/ruff check .

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterable
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer
 from confluent_kafka import TopicPartition as ConfluentPartition
@@ -12,6 +13,9 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from benchmarks.pipeline import Prepared
 from benchmarks.report import Table, bar_plot, median, ratio
 from benchmarks.servers import PrivateInfra
+
+Records = Iterable[tuple[bytes, bytes]]
+"""(key, value) records to produce, read once (a list or the workload's spill file)."""
 
 
 def consume_kafka_python(bootstrap: str, topic: str, total: int) -> float:
@@ -54,7 +58,7 @@ def consume_confluent(bootstrap: str, topic: str, total: int) -> float:
         consumer.close()
 
 
-def produce_kafka_python(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> float:
+def produce_kafka_python(bootstrap: str, topic: str, records: Records) -> float:
     producer = KafkaProducer(
         bootstrap_servers=bootstrap, acks="all", linger_ms=20, compression_type="gzip"
     )
@@ -67,7 +71,7 @@ def produce_kafka_python(bootstrap: str, topic: str, records: list[tuple[bytes, 
     return seconds
 
 
-def produce_confluent(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> float:
+def produce_confluent(bootstrap: str, topic: str, records: Records) -> float:
     producer = Producer(
         {
             "bootstrap.servers": bootstrap,

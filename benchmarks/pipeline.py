@@ -139,7 +139,7 @@ class Prepared:
         changes, and `changes` stays empty: at 10M events that is most of the preparation."""
         records: Spilled[tuple[bytes, bytes]] = Spilled()
         changes: Spilled[EventMutations] = Spilled()
-        roots, head = QueryRoots(), []
+        roots, head = QueryRoots(), list[Event]()
         with SpilledGraph() as graph:  # the fold of S events, its events and series on disk
             for chunk in _batched(events, BATCH):
                 records.extend((e.kafka_key(), e.to_json_bytes()) for e in chunk)

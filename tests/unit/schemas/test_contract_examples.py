@@ -52,6 +52,16 @@ def test_valid_example_passes_the_json_schema(path: Path) -> None:
     assert schema_errors(_load(path)) == []
 
 
+def test_valid_examples_have_their_own_event_ids() -> None:
+    """Every valid example can be posted to one stack beside the others: two files with one
+    event_id (an older schema version's example copied from the current one, say) would make
+    the second a conflicting duplicate (409)."""
+    owners: dict[str, list[str]] = {}
+    for path in VALID:
+        owners.setdefault(str(parse_event(path.read_bytes()).event_id), []).append(path.name)
+    assert {i: names for i, names in owners.items() if len(names) > 1} == {}
+
+
 @pytest.mark.parametrize("path", INVALID, ids=lambda p: p.name)
 def test_invalid_example_fails_the_models(path: Path) -> None:
     with pytest.raises(ContractError) as caught:

@@ -104,7 +104,7 @@ def _series_points(buckets: dict[int, MetricPoint], version: str) -> dict[int, S
     """The kept point of each bucket under its step version; the buckets are those
     `_bucketed` already computed, so no step is bucketed twice."""
     return {
-        bucket: SeriesPoint(point.step, float(point.value), step_version(point.step, version))
+        bucket: SeriesPoint(point.step, point.value, step_version(point.step, version))
         for bucket, point in buckets.items()
     }
 

@@ -27,7 +27,7 @@ from benchmarks import (
     bench_sdk,
     report,
 )
-from benchmarks.pipeline import Prepared, fill_topic, log_reference
+from benchmarks.pipeline import Prepared, fill_topic, log_reference, log_reference_beside
 from benchmarks.report import Table, machine
 from benchmarks.servers import PrivateInfra
 from benchmarks.w1 import RUNS as W1_RUNS
@@ -111,7 +111,19 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             topic = fill_topic(infra, data, "backlog")
         if "kafka" in parts:
             tables.append(bench_kafka.run(infra, data, topic, args.repeat))
-        loaded = "ingest" in parts  # the ingest part leaves the whole workload graph behind
+        if "memory" in parts:
+            print("  memory", flush=True)
+            if reference is None:
+                # Memory measures RSS, not a rate: the log is folded beside the projector (the
+                # longest step at 10M), not before it.
+                folding = log_reference_beside(infra, topic)
+                tables.append(bench_replay.run_memory(infra, data, topic, folding, beside=True))
+                reference = folding()
+            else:
+                ready = reference
+                tables.append(bench_replay.run_memory(infra, data, topic, lambda: ready))
+        # The ingest and memory parts leave the whole workload graph behind, checked.
+        loaded = bool(parts & {"ingest", "memory"})
         if parts & {"queries", "explorer"} and not loaded:
             from benchmarks.pipeline import limit
 
@@ -128,22 +140,16 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
         if "explorer" in parts:
             print("  explorer (Chromium)", flush=True)
             tables.append(bench_explorer.run(infra, *data.roots, args.page_loads))
-        if parts & {"replay", "memory"}:
+        if "replay" in parts:
             # What rebuilding the topic must give: the fold of its log (ingest's, when it ran).
             reference = reference or log_reference(infra, topic)
-            if "replay" in parts:
-                print("  replay", flush=True)
-                tables.append(
-                    bench_replay.run_replay(infra, data, topic, reference, live, args.repeat)
-                )
-            if "memory" in parts:
-                print("  memory", flush=True)
-                tables.append(bench_replay.run_memory(infra, data, topic, reference))
+            print("  replay", flush=True)
+            tables.append(bench_replay.run_replay(infra, data, topic, reference, live, args.repeat))
         if "verify" in parts:
             print("  verify", flush=True)
             # The graph is the fold of the topic's log after replay, the backlog or ingest
             # (the explorer part adds a story of its own beside it).
-            folded = parts & {"replay", "memory"} or ("ingest" in parts and "explorer" not in parts)
+            folded = "replay" in parts or (parts & {"ingest", "memory"} and "explorer" not in parts)
             tables.append(bench_replay.run_verify(infra, data, topic, bool(folded)))
         if "mlflow" in parts:
             print("  mlflow (W1)", flush=True)
@@ -168,12 +174,11 @@ def main() -> None:
     started = time.perf_counter()
     print(f"workload: {args.scale:,} events, seed {args.seed}", flush=True)
     # One pass, no list of every event; the bare events folded only for the ingest part, the
-    # events projected only for the parts that write projected changes without the log.
-    data = Prepared.of(
-        stream(args.scale, args.seed),
-        fold="ingest" in parts,
-        project=bool(parts & {"ingest", "queries", "explorer"}),
-    )
+    # events projected only for the parts that write projected changes without the log (the
+    # queries and the explorer read the graph the ingest or memory part left when either ran).
+    limit_loads = bool(parts & {"queries", "explorer"}) and not parts & {"ingest", "memory"}
+    project = "ingest" in parts or limit_loads
+    data = Prepared.of(stream(args.scale, args.seed), fold="ingest" in parts, project=project)
     if "queries" in parts and not data.roots[0]:
         sys.exit(
             f"queries: {args.scale:,} events hold no whole project (no shipped model to trace);"

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import psutil
 
@@ -89,13 +90,20 @@ class Sampled:
             raise RuntimeError(f"{what} failed ({proc.returncode}):\n  {tail}")
 
 
-def run_memory(infra: PrivateInfra, data: Prepared, topic: str, reference: Reference) -> Table:
+def run_memory(
+    infra: PrivateInfra,
+    data: Prepared,
+    topic: str,
+    reference: Callable[[], Reference],
+    beside: bool = False,
+) -> Table:
     """Sample the projector process's RSS every 0.2 s while it works through `topic` (whose
-    log folds to `reference`)."""
+    log folds to what `reference` returns once the projector is done; `beside`: it is being
+    folded meanwhile, on the same cores, so the projector's rate is not its own)."""
     infra.clear_graph()
     run = Sampled([sys.executable, "-c", _PROJECTOR], infra.ingest_settings(topic), "projector")
     rss, times, elapsed = run.rss, run.times, run.elapsed
-    check = check_graph(infra, reference, "projector through a backlog")
+    check = check_graph(infra, reference(), "projector through a backlog")
     # Growth after the first quarter: by then the imports are done and full batches flow.
     settled = rss[len(rss) // 4]
     table = Table(
@@ -104,7 +112,8 @@ def run_memory(infra: PrivateInfra, data: Prepared, topic: str, reference: Refer
         ["measure", "value"],
     )
     table.add("seconds, process start to exit", elapsed)
-    table.add("events/s incl. start-up and group join", len(data.records) / elapsed)
+    rate = "events/s incl. start-up and group join"
+    table.add(rate + (" (the log folded beside it)" if beside else ""), len(data.records) / elapsed)
     table.add("RSS after the first quarter of the run (MB)", settled)
     table.add("RSS peak (MB)", max(rss))
     table.add("RSS at the end (MB)", rss[-1])

@@ -4,9 +4,10 @@ UNWIND limit, the naive one-transaction-per-event projector; and the graph check
 A reference is given the same inputs as the side it checks. A side fed through the log
 (end to end, replay, the projector through a backlog, W1) is compared with the fold of that
 log exactly as `provgraph verify` folds it (`log_digest`: every record with its log stamp,
-`logged_at` and `principal`, through the projector's screens), computed after the timed part.
-Only the sides that never pass through the log (the UNWIND limit, the naive projector) are
-compared with the fold of the bare events."""
+`logged_at` and `principal`, through the projector's screens), computed after the timed part
+(or, for the memory part, which times nothing, beside it). Only the sides that never pass
+through the log (the UNWIND limit, the naive projector) are compared with the fold of the
+bare events."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import multiprocessing as mp
 import pickle
 import re
 import tempfile
+import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
@@ -163,6 +165,30 @@ def log_reference(infra: PrivateInfra, topic: str) -> Reference:
     """The fold of the log in `topic`, by `provgraph verify`'s own function: never timed."""
     settings = infra.ingest_settings(topic)
     return Reference(log_digest(settings), FOLD_OF_LOG, settings)
+
+
+def log_reference_beside(infra: PrivateInfra, topic: str) -> Callable[[], Reference]:
+    """`log_reference` folded in a thread of its own while the caller works on; the returned
+    callable waits for it (raising what the fold raised). A daemon thread: a benchmark that
+    fails meanwhile stops at once, its private servers with it."""
+    outcome: list[Reference | BaseException] = []
+
+    def fold() -> None:
+        try:
+            outcome.append(log_reference(infra, topic))
+        except BaseException as exc:  # handed to the waiting caller
+            outcome.append(exc)
+
+    thread = threading.Thread(target=fold, name="log-reference", daemon=True)
+    thread.start()
+
+    def result() -> Reference:
+        thread.join()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    return result
 
 
 def check_graph(infra: PrivateInfra, reference: Reference, what: str) -> str:

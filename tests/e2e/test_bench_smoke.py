@@ -81,16 +81,15 @@ def _mlflow_server() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The results folder of one run of every part; the run's output on failure."""
-    out = tmp_path_factory.mktemp("bench")
+def _run(out: Path, *args: str) -> Path:
+    """`python -m benchmarks` at SCALE with one repeat and `args`; its results folder, or the
+    run's output on failure."""
     # As `make bench` runs it: none of the shared stack's PROVGRAPH_* settings leak in.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}
     env["PROVGRAPH_BENCH_MLFLOW"] = _mlflow_server()
     argv = [
         *(sys.executable, "-m", "benchmarks", "--scale", str(SCALE), "--repeat", "1"),
-        *("--samples", "2", "--warm-up-s", "0", "--page-loads", "1", "--w1-runs", str(W1_RUNS)),
+        *args,
         *("--results", str(out / "results")),
     ]
     log = out / "bench.log"
@@ -102,6 +101,15 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
         tail = "\n".join(log.read_text().splitlines()[-40:])
         pytest.fail(f"python -m benchmarks exited {code}:\n{tail}")
     return out / "results"
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results folder of one run of every part."""
+    return _run(
+        tmp_path_factory.mktemp("bench"),
+        *("--samples", "2", "--warm-up-s", "0", "--page-loads", "1", "--w1-runs", str(W1_RUNS)),
+    )
 
 
 def _load(results: Path, part: str) -> dict[str, Any]:
@@ -159,3 +167,12 @@ def test_answers_and_drawn_sets_were_checked(results: Path) -> None:
     explorer = _load(results, "explorer")
     # The ~1,000-node case is the wide project's answer at depth 2: 1 + 2 x 500 nodes.
     assert [row[2] for row in explorer["rows"]][1] == 1001
+
+
+def test_memory_alone_folds_the_log_beside_the_projector(tmp_path: Path) -> None:
+    """Without ingest or replay before it, the memory part folds its reference while the
+    projector works (what makes it fit at 10M), and still checks the graph against it."""
+    body = _load(_run(tmp_path, "--only", "memory"), "memory")
+    assert body["graph_checks"] == GRAPH_CHECKS["memory"]
+    assert len(body["rows"]) == ROWS["memory"]
+    assert body["rows"][1][0].endswith("(the log folded beside it)"), body["rows"]

@@ -9,6 +9,7 @@ Endpoints are found in this order:
 
 from __future__ import annotations
 
+import gc
 import os
 import uuid
 from collections.abc import Iterator
@@ -139,6 +140,14 @@ def neo4j_driver(neo4j_endpoint: Neo4jEndpoint) -> Iterator[object]:
     driver.verify_connectivity()
     yield driver
     driver.close()
+
+
+@pytest.fixture()
+def gc_thresholds_kept() -> Iterator[None]:
+    """The interpreter's collector thresholds as they were before the test, whatever it set."""
+    before = gc.get_threshold()
+    yield
+    gc.set_threshold(*before)
 
 
 @pytest.fixture()

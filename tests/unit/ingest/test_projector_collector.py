@@ -19,12 +19,7 @@ from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools import replay as replay_module
 from provgraph.ingest.tools.memory_graph import MemoryGraph
 
-
-@pytest.fixture(autouse=True)
-def thresholds() -> Iterator[None]:
-    before = gc.get_threshold()
-    yield
-    gc.set_threshold(*before)
+pytestmark = pytest.mark.usefixtures("gc_thresholds_kept")
 
 
 def test_collect_less_sets_the_first_generation_only() -> None:

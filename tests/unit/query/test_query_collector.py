@@ -4,7 +4,6 @@ app is made (`provgraph.core.collector`): a large answer is not walked again and
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 
 import pytest
 from pydantic import ValidationError
@@ -12,12 +11,7 @@ from pydantic import ValidationError
 from provgraph.query.http.app import create_app
 from provgraph.query.settings import QuerySettings
 
-
-@pytest.fixture(autouse=True)
-def thresholds() -> Iterator[None]:
-    before = gc.get_threshold()
-    yield
-    gc.set_threshold(*before)
+pytestmark = pytest.mark.usefixtures("gc_thresholds_kept")
 
 
 def test_the_app_sets_the_collector_threshold_from_its_settings() -> None:

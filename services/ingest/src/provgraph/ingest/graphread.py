@@ -82,19 +82,32 @@ def read_graph(
     return CanonicalGraph.collected(lambda sink: emit_graph(driver, sink, project, database), parts)
 
 
+# The server's `db.transaction.timeout` (120 s in the launcher's neo4j.conf and the compose
+# file) bounds the services' reads. A read of the whole graph (`verify`, `graph-hash`, the
+# benchmarks' graph checks) is bounded by the graph's size instead: at 10M events its node
+# read outlived 120 s and was terminated. Neo4j 5.3 and later take a client's timeout above
+# the server's.
+WHOLE_GRAPH_READ_TIMEOUT_S = 6 * 3600.0
+
+
 def emit_graph(
-    driver: Driver, sink: Sink, project: str | None = None, database: str = "neo4j"
+    driver: Driver,
+    sink: Sink,
+    project: str | None = None,
+    database: str = "neo4j",
+    timeout_s: float = WHOLE_GRAPH_READ_TIMEOUT_S,
 ) -> None:
     """Stream the graph (or one project's part of it) to `sink`: nodes, then edges, each in a
-    read transaction of its own (any member of a cluster may answer) whose records are handed
-    over as they arrive, so memory is the sink's. Not retried: a sink cannot take a record
-    back, and a failed read fails the command that asked."""
+    read transaction of its own (any member of a cluster may answer; each ended by the server
+    after `timeout_s`) whose records are handed over as they arrive, so memory is the sink's.
+    Not retried: a sink cannot take a record back, and a failed read fails the command that
+    asked."""
     with driver.session(database=database, default_access_mode=READ_ACCESS) as session:
-        with session.begin_transaction() as tx:
+        with session.begin_transaction(timeout=timeout_s) as tx:
             for record in tx.run(_NODES, project=project):
                 props = dict(record["props"])
                 sink.add_node(_key(props), list(record["labels"]), props)
-        with session.begin_transaction() as tx:
+        with session.begin_transaction(timeout=timeout_s) as tx:
             for record in tx.run(_EDGES, project=project):
                 sink.add_edge(record["src"], record["rel"], record["dst"], dict(record["props"]))
 

@@ -2,7 +2,9 @@
 
 Starts a private Kafka and Neo4j (free loopback ports, state in a temporary directory), runs
 the chosen parts side by side, prints each table and writes JSON, Markdown and PNG files into
-benchmarks/results/, then stops both servers.
+benchmarks/results/, then stops both servers. When a part fails, the tables of the parts
+done before it (and what the failing part measured, when it can say) are still written,
+marked failed in their `meta`, and the run exits non-zero.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from benchmarks import (
     report,
 )
 from benchmarks.pipeline import Prepared, fill_topic, log_reference, log_reference_beside
-from benchmarks.report import Table, machine
+from benchmarks.report import PartFailed, Table, machine
 from benchmarks.servers import PrivateInfra
 from benchmarks.w1 import RUNS as W1_RUNS
 from benchmarks.workload import first_project_events, stream
@@ -98,8 +100,16 @@ def _args() -> argparse.Namespace:
     return args
 
 
-def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: Path) -> list[Table]:
-    tables: list[Table] = []
+def _loads_by_limit(parts: set[str]) -> bool:
+    """Whether the queries and explorer need the projected workload written without its log:
+    the ingest and memory parts leave the whole workload graph behind, checked."""
+    return bool(parts & {"queries", "explorer"}) and not parts & {"ingest", "memory"}
+
+
+def _in_infra(
+    args: argparse.Namespace, parts: set[str], data: Prepared, home: Path, tables: list[Table]
+) -> None:
+    """The parts that need Kafka and Neo4j, each table appended to `tables` as it is done."""
     with PrivateInfra(home, args.neo4j_heap, args.neo4j_pagecache) as infra:
         print(f"private Kafka {infra.bootstrap}, Neo4j {infra.settings.neo4j_uri}", flush=True)
         live, topic, reference = 0.0, "", None
@@ -122,9 +132,7 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             else:
                 ready = reference
                 tables.append(bench_replay.run_memory(infra, data, topic, lambda: ready))
-        # The ingest and memory parts leave the whole workload graph behind, checked.
-        loaded = bool(parts & {"ingest", "memory"})
-        if parts & {"queries", "explorer"} and not loaded:
+        if _loads_by_limit(parts):
             from benchmarks.pipeline import limit
 
             limit(infra, data)
@@ -156,7 +164,6 @@ def _in_infra(args: argparse.Namespace, parts: set[str], data: Prepared, home: P
             tables.append(bench_mlflow.run(infra, args.repeat, args.w1_runs))
         if "group" in parts:
             tables.append(bench_group.run(infra, data, args.repeat))
-    return tables
 
 
 def main() -> None:
@@ -176,8 +183,7 @@ def main() -> None:
     # One pass, no list of every event; the bare events folded only for the ingest part, the
     # events projected only for the parts that write projected changes without the log (the
     # queries and the explorer read the graph the ingest or memory part left when either ran).
-    limit_loads = bool(parts & {"queries", "explorer"}) and not parts & {"ingest", "memory"}
-    project = "ingest" in parts or limit_loads
+    project = "ingest" in parts or _loads_by_limit(parts)
     data = Prepared.of(stream(args.scale, args.seed), fold="ingest" in parts, project=project)
     if "queries" in parts and not data.roots[0]:
         sys.exit(
@@ -186,15 +192,30 @@ def main() -> None:
             " or more"
         )
     tables: list[Table] = []
-    if parts - {"sdk"}:
-        home = Path(tempfile.mkdtemp(prefix="provgraph-bench-"))
-        try:
-            tables += _in_infra(args, parts, data, home)
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
-    if "sdk" in parts:
-        print("  sdk", flush=True)
-        tables.append(bench_sdk.run(20_000, args.repeat))
+    failed = ""
+    try:
+        if parts - {"sdk"}:
+            home = Path(tempfile.mkdtemp(prefix="provgraph-bench-"))
+            try:
+                _in_infra(args, parts, data, home, tables)
+            finally:
+                shutil.rmtree(home, ignore_errors=True)
+        if "sdk" in parts:
+            print("  sdk", flush=True)
+            tables.append(bench_sdk.run(20_000, args.repeat))
+    except PartFailed as e:
+        tables.append(e.table)
+        failed = str(e)
+        raise
+    except BaseException as e:
+        failed = f"{type(e).__name__}: {e}"
+        raise
+    finally:
+        # What the parts measured before one failed is written too, marked.
+        _save(args, tables, started, failed)
+
+
+def _save(args: argparse.Namespace, tables: list[Table], started: float, failed: str) -> None:
     meta = {
         "scale": args.scale,
         "repeat": args.repeat,
@@ -204,10 +225,15 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "wall_s": round(time.perf_counter() - started, 1),
     }
+    if failed:
+        meta["failed"] = failed
     for table in tables:
         table.save(meta)
         print("\n" + table.render(), flush=True)
-    print(f"\nresults in {report.RESULTS} ({meta['wall_s']} s)")
+    if tables:
+        print(f"\nresults in {report.RESULTS} ({meta['wall_s']} s)", flush=True)
+    if failed:
+        print(f"\nFAILED: {failed}" + (" (the tables above were written)" if tables else ""))
 
 
 if __name__ == "__main__":

@@ -84,6 +84,15 @@ class Table:
         return path
 
 
+class PartFailed(RuntimeError):
+    """A part failed after it measured (its check found a difference, say): what it measured
+    is still written, beside the error, rather than lost with it."""
+
+    def __init__(self, table: Table, cause: BaseException) -> None:
+        super().__init__(f"{table.name}: {cause}")
+        self.table = table
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         if value >= 100:

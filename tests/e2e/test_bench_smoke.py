@@ -81,14 +81,16 @@ def _mlflow_server() -> str:
     return path
 
 
-def _run(out: Path, *args: str) -> Path:
-    """`python -m benchmarks` at SCALE with one repeat and `args`; its results folder, or the
-    run's output on failure."""
+def _bench(out: Path, args: tuple[str, ...], main: str = "") -> tuple[int, str]:
+    """`python -m benchmarks` at SCALE with one repeat and `args`, results into out/results
+    (`main`: Python run in its place, ending in the benchmarks' main); its exit code and
+    output."""
     # As `make bench` runs it: none of the shared stack's PROVGRAPH_* settings leak in.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROVGRAPH_")}
     env["PROVGRAPH_BENCH_MLFLOW"] = _mlflow_server()
+    start = ("-c", main) if main else ("-m", "benchmarks")
     argv = [
-        *(sys.executable, "-m", "benchmarks", "--scale", str(SCALE), "--repeat", "1"),
+        *(sys.executable, *start, "--scale", str(SCALE), "--repeat", "1"),
         *args,
         *("--results", str(out / "results")),
     ]
@@ -97,8 +99,15 @@ def _run(out: Path, *args: str) -> Path:
         code = subprocess.run(
             argv, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT, timeout=840
         ).returncode
+    return code, log.read_text()
+
+
+def _run(out: Path, *args: str) -> Path:
+    """`python -m benchmarks` at SCALE with one repeat and `args`; its results folder, or the
+    run's output on failure."""
+    code, output = _bench(out, args)
     if code != 0:
-        tail = "\n".join(log.read_text().splitlines()[-40:])
+        tail = "\n".join(output.splitlines()[-40:])
         pytest.fail(f"python -m benchmarks exited {code}:\n{tail}")
     return out / "results"
 
@@ -176,3 +185,29 @@ def test_memory_alone_folds_the_log_beside_the_projector(tmp_path: Path) -> None
     assert body["graph_checks"] == GRAPH_CHECKS["memory"]
     assert len(body["rows"]) == ROWS["memory"]
     assert body["rows"][1][0].endswith("(the log folded beside it)"), body["rows"]
+
+
+# The memory part with its graph check made to fail (the check, not the projector, is broken).
+_FAILING_CHECK = """
+import benchmarks.bench_replay as part
+from benchmarks.__main__ import main
+
+def check_graph(*_):
+    raise RuntimeError("the graph differs from the fold of its log (injected)")
+
+part.check_graph = check_graph
+main()
+"""
+
+
+def test_a_failed_graph_check_fails_the_run_and_keeps_what_was_measured(tmp_path: Path) -> None:
+    """At 10M the memory part samples for an hour before its graph check: a check that fails
+    fails the run, and the samples are still written, marked failed."""
+    code, output = _bench(tmp_path, ("--only", "memory"), main=_FAILING_CHECK)
+    assert code != 0, output
+    assert "FAILED: memory: the graph differs from the fold of its log (injected)" in output
+    body = _load(tmp_path / "results", "memory")
+    assert "injected" in body["meta"]["failed"]
+    assert "graph_checks" not in body, "a failed check must not be written as a check"
+    assert len(body["rss_mb"]) == len(body["t_s"]) > 0
+    assert len(body["rows"]) == ROWS["memory"] and body["rows"][0][1] > 0

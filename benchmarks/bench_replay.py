@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from math import nan
 
 import psutil
 
@@ -18,18 +19,29 @@ from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools.replay import replay
 
-# The projector as its own process, through a backlog until idle: what `provgraph projector`
-# runs, without the endless loop.
+# The projector as its own process, through a backlog until idle (or its first argument's
+# seconds): what `provgraph projector` runs, without the endless loop. The driver's notices
+# about property keys an empty graph does not hold yet are not printed: a failure's last
+# lines are its own.
 _PROJECTOR = """
+import logging, sys
 from neo4j import GraphDatabase
 from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
+logging.getLogger("neo4j").setLevel(logging.ERROR)
 s = IngestSettings()
 with GraphDatabase.driver(s.neo4j_uri, auth=(s.neo4j_user, s.neo4j_password)) as driver:
     projector = build_projector(s, driver)
-    projector.run_until_idle(timeout_s=3600)
+    projector.run_until_idle(timeout_s=float(sys.argv[1]))
     projector.close()
 """
+
+
+def projector_timeout_s(events: int) -> float:
+    """How long the projector process may take through a backlog of `events`: a bound against
+    a hang, not a target. An hour, or the backlog at 500 events/s when that is longer (10M
+    events went through in 57 and in over 60 minutes on a 2-core machine)."""
+    return max(3600.0, events / 500)
 
 
 def run_replay(
@@ -62,6 +74,8 @@ class Sampled:
     """A child process run to its end with its RSS sampled every 0.2 s."""
 
     def __init__(self, args: list[str], settings: IngestSettings, what: str) -> None:
+        """Runs it to its end; `failed` then holds why it exited non-zero ("" when it did
+        not), and `check()` raises it."""
         env = {
             **os.environ,
             **{
@@ -85,9 +99,14 @@ class Sampled:
             time.sleep(0.2)
         self.elapsed = time.perf_counter() - start
         self.output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+        self.failed = ""
         if proc.returncode != 0:
             tail = "\n  ".join(self.output.splitlines()[-12:])
-            raise RuntimeError(f"{what} failed ({proc.returncode}):\n  {tail}")
+            self.failed = f"{what} failed ({proc.returncode}):\n  {tail}"
+
+    def check(self) -> None:
+        if self.failed:
+            raise RuntimeError(self.failed)
 
 
 def run_memory(
@@ -101,24 +120,35 @@ def run_memory(
     log folds to what `reference` returns once the projector is done; `beside`: it is being
     folded meanwhile, on the same cores, so the projector's rate is not its own)."""
     infra.clear_graph()
-    run = Sampled([sys.executable, "-c", _PROJECTOR], infra.ingest_settings(topic), "projector")
+    n = len(data.records)
+    run = Sampled(
+        [sys.executable, "-c", _PROJECTOR, str(projector_timeout_s(n))],
+        infra.ingest_settings(topic),
+        "projector",
+    )
     rss, times, elapsed = run.rss, run.times, run.elapsed
+    if not rss:  # failed before its first sample: nothing measured to keep
+        run.check()
     # Growth after the first quarter: by then the imports are done and full batches flow.
     settled = rss[len(rss) // 4]
     table = Table(
         "memory",
-        f"Projector RSS through a backlog of {len(data.records):,} events",
+        f"Projector RSS through a backlog of {n:,} events",
         ["measure", "value"],
     )
     table.add("seconds, process start to exit", elapsed)
     rate = "events/s incl. start-up and group join"
-    table.add(rate + (" (the log folded beside it)" if beside else ""), len(data.records) / elapsed)
+    # A projector that failed did not apply them all: no rate (its last lines say how far).
+    table.add(
+        rate + (" (the log folded beside it)" if beside else ""), nan if run.failed else n / elapsed
+    )
     table.add("RSS after the first quarter of the run (MB)", settled)
     table.add("RSS peak (MB)", max(rss))
     table.add("RSS at the end (MB)", rss[-1])
     table.ratios = {"RSS growth after the first quarter (MB)": round(max(rss) - settled, 1)}
     table.extra = {"rss_mb": rss, "t_s": times}
-    try:  # an hour of samples at 10M: kept even when the graph turns out wrong
+    try:  # an hour of samples at 10M: kept when the projector or the graph turns out wrong
+        run.check()
         check = check_graph(infra, reference(), "projector through a backlog")
     except Exception as e:
         raise PartFailed(table, e) from e
@@ -138,6 +168,7 @@ def run_verify(infra: PrivateInfra, data: Prepared, topic: str, replayed: bool) 
         infra.clear_graph()
         replay(settings, GraphWriter(infra.driver))
     run = Sampled([sys.executable, "-m", "provgraph.cli", "verify"], settings, "verify")
+    run.check()
     if "verify: no differences" not in run.output:
         raise RuntimeError(f"verify did not find the graph equal to its log:\n{run.output}")
     n = len(data.records)

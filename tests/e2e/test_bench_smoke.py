@@ -187,27 +187,40 @@ def test_memory_alone_folds_the_log_beside_the_projector(tmp_path: Path) -> None
     assert body["rows"][1][0].endswith("(the log folded beside it)"), body["rows"]
 
 
-# The memory part with its graph check made to fail (the check, not the projector, is broken).
-_FAILING_CHECK = """
+# The memory part with a fault injected (`fault`), then the benchmarks' main.
+_FAULTY = """
 import benchmarks.bench_replay as part
 from benchmarks.__main__ import main
 
 def check_graph(*_):
     raise RuntimeError("the graph differs from the fold of its log (injected)")
 
-part.check_graph = check_graph
+{fault}
 main()
 """
+FAULTS = {
+    # The check, not the projector, is broken.
+    "graph check": ("part.check_graph = check_graph", "the graph differs from the fold"),
+    # The projector process gets no time (it stops after its first step).
+    "projector": ("part.projector_timeout_s = lambda n: -1.0", "projector failed (1)"),
+}
 
 
-def test_a_failed_graph_check_fails_the_run_and_keeps_what_was_measured(tmp_path: Path) -> None:
-    """At 10M the memory part samples for an hour before its graph check: a check that fails
-    fails the run, and the samples are still written, marked failed."""
-    code, output = _bench(tmp_path, ("--only", "memory"), main=_FAILING_CHECK)
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_failed_memory_part_fails_the_run_and_keeps_what_was_measured(
+    tmp_path: Path, fault: str
+) -> None:
+    """At 10M the memory part samples for an hour before its end: a projector that fails, or a
+    graph check that does, fails the run, and the samples are still written, marked failed."""
+    inject, said = FAULTS[fault]
+    code, output = _bench(tmp_path, ("--only", "memory"), main=_FAULTY.format(fault=inject))
     assert code != 0, output
-    assert "FAILED: memory: the graph differs from the fold of its log (injected)" in output
+    assert f"FAILED: memory: {said}" in output, output[-3000:]
     body = _load(tmp_path / "results", "memory")
-    assert "injected" in body["meta"]["failed"]
-    assert "graph_checks" not in body, "a failed check must not be written as a check"
+    assert said in body["meta"]["failed"]
+    assert "graph_checks" not in body, "a failed part must not be written as checked"
     assert len(body["rss_mb"]) == len(body["t_s"]) > 0
     assert len(body["rows"]) == ROWS["memory"] and body["rows"][0][1] > 0
+    rate = body["rows"][1][1]
+    # A projector that failed has no rate: it did not apply the whole backlog.
+    assert math.isnan(rate) if fault == "projector" else rate > 0

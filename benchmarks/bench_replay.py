@@ -20,17 +20,15 @@ from provgraph.ingest.settings import IngestSettings
 from provgraph.ingest.tools.replay import replay
 
 # The projector as its own process, through a backlog until idle (or its first argument's
-# seconds): what `provgraph projector` runs, without the endless loop. The driver's notices
-# about property keys an empty graph does not hold yet are not printed: a failure's last
-# lines are its own.
+# seconds): what `provgraph projector` runs, without the endless loop, with its driver (which
+# leaves out the server's notices about property keys an empty graph does not hold yet: a
+# failure's last lines are its own).
 _PROJECTOR = """
-import logging, sys
-from neo4j import GraphDatabase
+import sys
 from provgraph.ingest.projector.run import build_projector
 from provgraph.ingest.settings import IngestSettings
-logging.getLogger("neo4j").setLevel(logging.ERROR)
 s = IngestSettings()
-with GraphDatabase.driver(s.neo4j_uri, auth=(s.neo4j_user, s.neo4j_password)) as driver:
+with s.neo4j_driver() as driver:
     projector = build_projector(s, driver)
     projector.run_until_idle(timeout_s=float(sys.argv[1]))
     projector.close()

@@ -16,6 +16,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import (
@@ -29,7 +30,7 @@ from benchmarks import (
     bench_sdk,
     report,
 )
-from benchmarks.pipeline import Prepared, fill_topic, log_reference, log_reference_beside
+from benchmarks.pipeline import Prepared, Reference, fill_topic, log_reference_beside
 from benchmarks.report import PartFailed, Table, machine
 from benchmarks.servers import PrivateInfra
 from benchmarks.w1 import RUNS as W1_RUNS
@@ -106,6 +107,19 @@ def _loads_by_limit(parts: set[str]) -> bool:
     return bool(parts & {"queries", "explorer"}) and not parts & {"ingest", "memory"}
 
 
+def _reference(
+    infra: PrivateInfra, topic: str, reference: Reference | None
+) -> tuple[Callable[[], Reference], bool]:
+    """What the graph rebuilt from `topic` must equal: `reference` when a part before made it
+    (the ingest part, the memory part), else the fold of the log, made in a thread beside the
+    part's own process (the longest step at 10M: folded before it, a 10M run of the memory or
+    the replay part would not fit a three-hour session); and whether it is folded beside."""
+    if reference is None:
+        return log_reference_beside(infra, topic), True
+    ready = reference
+    return (lambda: ready), False
+
+
 def _in_infra(
     args: argparse.Namespace, parts: set[str], data: Prepared, home: Path, tables: list[Table]
 ) -> None:
@@ -123,15 +137,9 @@ def _in_infra(
             tables.append(bench_kafka.run(infra, data, topic, args.repeat))
         if "memory" in parts:
             print("  memory", flush=True)
-            if reference is None:
-                # Memory measures RSS, not a rate: the log is folded beside the projector (the
-                # longest step at 10M), not before it.
-                folding = log_reference_beside(infra, topic)
-                tables.append(bench_replay.run_memory(infra, data, topic, folding, beside=True))
-                reference = folding()
-            else:
-                ready = reference
-                tables.append(bench_replay.run_memory(infra, data, topic, lambda: ready))
+            folding, beside = _reference(infra, topic, reference)
+            tables.append(bench_replay.run_memory(infra, data, topic, folding, beside))
+            reference = folding()
         if _loads_by_limit(parts):
             from benchmarks.pipeline import limit
 
@@ -149,10 +157,11 @@ def _in_infra(
             print("  explorer (Chromium)", flush=True)
             tables.append(bench_explorer.run(infra, *data.roots, args.page_loads))
         if "replay" in parts:
-            # What rebuilding the topic must give: the fold of its log (ingest's, when it ran).
-            reference = reference or log_reference(infra, topic)
             print("  replay", flush=True)
-            tables.append(bench_replay.run_replay(infra, data, topic, reference, live, args.repeat))
+            folding, beside = _reference(infra, topic, reference)
+            tables.append(
+                bench_replay.run_replay(infra, data, topic, folding, live, args.repeat, beside)
+            )
         if "verify" in parts:
             print("  verify", flush=True)
             # The graph is the fold of the topic's log after replay, the backlog or ingest

@@ -26,7 +26,9 @@ from provgraph.ingest.tools.replay import replay
 _PROJECTOR = """
 import sys
 from provgraph.ingest.projector.run import build_projector
+from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.replay import replay
 s = IngestSettings()
 with s.neo4j_driver() as driver:
     projector = build_projector(s, driver)
@@ -43,29 +45,70 @@ def projector_timeout_s(events: int) -> float:
 
 
 def run_replay(
-    infra: PrivateInfra, data: Prepared, topic: str, reference: Reference, live: float, repeat: int
+    infra: PrivateInfra,
+    data: Prepared,
+    topic: str,
+    reference: Callable[[], Reference],
+    live: float,
+    repeat: int,
+    beside: bool = False,
 ) -> Table:
-    """`topic` holds the workload; `reference` is the fold of its log."""
-    n, seconds, check = len(data.records), [], ""
+    """`topic` holds the workload; `reference` returns the fold of its log (`beside`: it is
+    being folded meanwhile, in this process, on the same cores as the first replay).
+
+    Each replay is `provgraph replay`'s own function in a process of its own (`_REPLAY`), as
+    the command runs it, timed from its start to its end; its RSS sampled as the projector's.
+    `live`: live ingest's events/s, 0 when the ingest part did not run (no ratio then)."""
+    n, seconds, peaks, check = len(data.records), [], [], ""
     for _ in range(repeat):
         infra.clear_graph()
-        start = time.perf_counter()
-        records, _, _ = replay(infra.ingest_settings(topic), GraphWriter(infra.driver))
-        seconds.append(time.perf_counter() - start)
+        run = Sampled([sys.executable, "-c", _REPLAY], infra.ingest_settings(topic), "replay")
+        run.check()
+        records, took = _replayed(run.output)
         if records != n:
             raise RuntimeError(f"replay read {records} records, expected {n}")
-        check = check_graph(infra, reference, "replay")
+        seconds.append(took)
+        peaks.append(max(run.rss, default=nan))
+        check = check_graph(infra, reference(), "replay")
     rate = n / median(seconds)
+    first = "; the log folded beside the first" if beside and repeat > 1 else ""
     table = Table(
         "replay",
-        f"Replay from offset 0 into an empty graph, {n:,} events (median of {repeat})",
+        f"Replay from offset 0 into an empty graph, {n:,} events (median of {repeat}{first})",
         ["side", "events/s"],
     )
-    table.add("replay (provgraph replay)", rate)
-    table.add("live ingest (end to end)", live)
-    table.ratios = {"replay/live": ratio(rate, live)}
-    table.extra = {"seconds": seconds, "graph_checks": {"replay": check}}
+    table.add("replay (provgraph replay" + (", the log folded beside it)" if beside else ")"), rate)
+    if live:
+        table.add("live ingest (end to end)", live)
+        table.ratios = {"replay/live": ratio(rate, live)}
+    table.extra = {"seconds": seconds, "rss_peak_mb": peaks, "graph_checks": {"replay": check}}
     return table
+
+
+# `provgraph replay` as its own process (its driver, its batches, its overlap), without the
+# command's progress bar; the last line printed is "<records> <seconds>", timed from the start
+# of the replay to its end (not the interpreter's start-up).
+_REPLAY = """
+import time
+from provgraph.ingest.projector.writer import GraphWriter
+from provgraph.ingest.settings import IngestSettings
+from provgraph.ingest.tools.replay import replay
+s = IngestSettings()
+with s.neo4j_driver() as driver:
+    start = time.perf_counter()
+    records, _, _ = replay(s, GraphWriter(driver, s.neo4j_database))
+    print(records, time.perf_counter() - start, flush=True)
+"""
+
+
+def _replayed(output: str) -> tuple[int, float]:
+    """(records, seconds) from the last line of `_REPLAY`'s output."""
+    last = output.strip().splitlines()[-1:] or [""]
+    try:
+        records, took = last[0].split()
+        return int(records), float(took)
+    except ValueError:
+        raise RuntimeError(f"replay printed no record count and time: {output[-2000:]!r}") from None
 
 
 class Sampled:

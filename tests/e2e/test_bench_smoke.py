@@ -187,6 +187,19 @@ def test_memory_alone_folds_the_log_beside_the_projector(tmp_path: Path) -> None
     assert body["rows"][1][0].endswith("(the log folded beside it)"), body["rows"]
 
 
+def test_replay_alone_folds_the_log_beside_its_process(tmp_path: Path) -> None:
+    """Without ingest or memory before it, the replay part folds its reference while
+    `provgraph replay` works in a process of its own (what makes it fit at 10M), checks the
+    graph against it, and shows no live ingest to compare with."""
+    body = _load(_run(tmp_path, "--only", "replay"), "replay")
+    assert body["graph_checks"] == GRAPH_CHECKS["replay"]
+    assert [row[0] for row in body["rows"]] == [
+        "replay (provgraph replay, the log folded beside it)"
+    ]
+    assert body["rows"][0][1] > 0 and body["ratios"] == {}
+    assert len(body["seconds"]) == len(body["rss_peak_mb"]) == 1 and body["rss_peak_mb"][0] > 0
+
+
 # The memory part with a fault injected (`fault`), then the benchmarks' main.
 _FAULTY = """
 import benchmarks.bench_replay as part

@@ -26,9 +26,7 @@ from provgraph.ingest.tools.replay import replay
 _PROJECTOR = """
 import sys
 from provgraph.ingest.projector.run import build_projector
-from provgraph.ingest.projector.writer import GraphWriter
 from provgraph.ingest.settings import IngestSettings
-from provgraph.ingest.tools.replay import replay
 s = IngestSettings()
 with s.neo4j_driver() as driver:
     projector = build_projector(s, driver)

@@ -158,9 +158,9 @@ def test_every_route_of_the_query_service_reads_in_read_mode(
 ) -> None:
     _ask_every_kind_of_question(client, demo)
     kinds = {kind for kind, _mode in recording.calls}
-    # The readers (execute_read), the Cypher endpoint (EXPLAIN, then its own transaction), the
-    # token lookup (execute_query) and the readiness probe all went through the proxy ...
-    assert {"execute_read", "begin_transaction", "session.run", "execute_query"} <= kinds
+    # The readers and the token lookup (execute_query), the Cypher endpoint (EXPLAIN, then its
+    # own transaction) and the readiness probe all went through the proxy ...
+    assert {"begin_transaction", "session.run", "execute_query"} <= kinds
     # ... and not one of them asked for the writer.
     writes = [call for call in recording.calls if call[1] != neo4j.READ_ACCESS]
     assert writes == [], writes

@@ -1,5 +1,13 @@
 """One read transaction against Neo4j, bounded in time; an outage is an `UnavailableError`.
 
+The transaction is the driver's `execute_query` in read mode: it sends BEGIN together with the
+query and its PULL (a session's `execute_read` sends BEGIN and waits for its answer first, one
+more round trip per read), and is retried on transient errors alike. It bypasses the driver's
+bookmark manager, as a session of its own did: a read waits for no earlier write. Which of the
+server's notifications are logged is the driver's setting (`Neo4jSettings.neo4j_driver` leaves
+out the UNRECOGNIZED ones, which a young graph answers to every read naming a type not yet
+written).
+
 No text of a driver or server error reaches an answer (it names servers, queries, internals):
 it is logged here, and the caller gets a generic message with the Neo4j code.
 """
@@ -9,14 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from neo4j import (
-    READ_ACCESS,
-    Driver,
-    ManagedTransaction,
-    NotificationDisabledClassification,
-    Record,
-    unit_of_work,
-)
+from neo4j import Driver, Query, Record, Result, RoutingControl
 from neo4j.exceptions import (
     DriverError,
     Neo4jError,
@@ -41,21 +42,15 @@ class ReadSession:
 
     def run(self, text: str, params: dict[str, Any]) -> list[Record]:
         """The records of `text` read in one transaction with the configured timeout."""
-
-        @unit_of_work(timeout=self._timeout_s)
-        def work(tx: ManagedTransaction) -> list[Record]:
-            return list(tx.run(text, params))
-
         try:
-            with self._driver.session(
-                database=self._database,
-                default_access_mode=READ_ACCESS,
-                # Types such as BASED_ON may not exist yet in a young graph: not worth a warning.
-                notifications_disabled_classifications=[
-                    NotificationDisabledClassification.UNRECOGNIZED
-                ],
-            ) as session:
-                return session.execute_read(work)
+            return self._driver.execute_query(
+                Query(text, timeout=self._timeout_s),
+                params,
+                routing_=RoutingControl.READ,
+                database_=self._database,
+                bookmark_manager_=None,
+                result_transformer_=_records,
+            )
         except (ServiceUnavailable, SessionExpired, TransientError, Neo4jError, DriverError) as exc:
             raise self._failure(exc) from exc
 
@@ -72,3 +67,7 @@ class ReadSession:
         if isinstance(exc, Neo4jError):
             return UnavailableError("the graph database could not answer", neo4j_code=code)
         return UnavailableError("the graph database did not answer")
+
+
+def _records(result: Result) -> list[Record]:
+    return list(result)

@@ -11,8 +11,9 @@ from typing import Any
 
 import psutil
 from kafka.admin import KafkaAdminClient, NewTopic
-from neo4j import Driver, GraphDatabase
+from neo4j import Driver
 
+from provgraph.core.settings import Neo4jSettings
 from provgraph.infra.kafka import KafkaServer
 from provgraph.infra.neo4j import Neo4jServer
 from provgraph.infra.process import wait_until
@@ -78,11 +79,14 @@ class PrivateInfra:
 
     @property
     def driver(self) -> Driver:
+        """A driver configured as the services' (`Neo4jSettings.neo4j_driver`: the same
+        notifications asked of the server), shared by every side of every part."""
         if self._driver is None:
             s = self.settings
-            self._driver = GraphDatabase.driver(
-                s.neo4j_uri, auth=(s.neo4j_user, self.neo4j.password())
+            own = Neo4jSettings(
+                neo4j_uri=s.neo4j_uri, neo4j_user=s.neo4j_user, neo4j_password=self.neo4j.password()
             )
+            self._driver = own.neo4j_driver()
         return self._driver
 
     @property

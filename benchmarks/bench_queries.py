@@ -23,7 +23,7 @@ from provgraph.query.read.graph_cypher import LINEAGE_RELS
 from provgraph.query.read.model import Direction, NodeWhere, Scope
 from provgraph.query.recipes.best_env_service import BestAndEnvironments
 from provgraph.query.recipes.checkpoint_stages import CheckpointStages
-from provgraph.query.recipes.compare_service import Comparisons
+from provgraph.query.recipes.compare_service import comparisons
 from provgraph.query.recipes.cost import Costs
 from provgraph.query.recipes.dossier import Dossiers
 from provgraph.query.recipes.dossier_render import render_markdown
@@ -159,15 +159,18 @@ class Sides:
         }
 
     def recipes(self, kind: str, a: str, b: str) -> dict[str, Callable[[], Any]]:
-        everything = Scope.everything()
+        # Each recipe's service made as its resolver makes it (the same readers, so the same
+        # reads: the project's metric aliases for compare, effects and best, the cost's
+        # best-environment reads), with the service's settings.
+        everything, readers, s = Scope.everything(), self.gql.readers, self.gql.settings
         if kind == "compare":  # a: an experiment id
-            compare = Comparisons(self.gql.readers.compare, 500).compare
+            compare = comparisons(readers, s).compare
             return {
                 "graphql": lambda: self.gql.execute(_GQL_COMPARE, e=a),
                 "raw (recipes via driver)": lambda: compare(everything, experiment=a),
             }
         if kind == "effects":  # a: a project
-            effects = Comparisons(self.gql.readers.compare, 500).effects
+            effects = comparisons(readers, s).effects
             return {
                 "graphql": lambda: self.gql.execute(_GQL_EFFECTS, p=a),
                 "raw (recipes via driver)": lambda: effects(
@@ -175,7 +178,7 @@ class Sides:
                 ),
             }
         if kind == "lessons":  # a: a project
-            lessons = Lessons(self.gql.readers.lessons, 1000, 500).search
+            lessons = Lessons(readers.lessons, s.lessons_candidates, s.page_max_size).search
             return {
                 "graphql": lambda: self.gql.execute(_GQL_LESSONS, p=a),
                 "raw (recipes via driver)": lambda: lessons(
@@ -183,13 +186,13 @@ class Sides:
                 ),
             }
         if kind == "cost":  # a: a model version
-            costs = Costs(self.gql.readers.digest, self.gql.readers.cost, 500).cost
+            costs = Costs(readers.digest, readers.cost, s.page_max_size, readers.best_env).cost
             return {
                 "graphql": lambda: self.gql.execute(_GQL_COST, id=a),
                 "raw (recipes via driver)": lambda: costs(a, everything, include_base=True),
             }
         if kind in _GUARDS:  # a: a project
-            guards = Guards(self.gql.readers.conventions, 10_000)
+            guards = Guards(readers.conventions, s.guards_max_records)
             report = getattr(guards, kind.replace("-", "_"))
             text = _GUARDS[kind]
             return {
@@ -197,20 +200,20 @@ class Sides:
                 "raw (recipes via driver)": lambda: report(a, everything),
             }
         if kind == "scale-up":  # a: a run that names its pilot
-            scale_up = ScaleUps(self.gql.readers.scale_up, self.gql.readers.series).scale_up
+            scale_up = ScaleUps(readers.scale_up, readers.series).scale_up
             return {
                 "graphql": lambda: self.gql.execute(_GQL_SCALE_UP, r=a),
                 "raw (recipes via driver)": lambda: scale_up(a, everything),
             }
         if kind == "checkpoints":  # a: a run
-            readers = self.gql.readers
-            stages = CheckpointStages(readers.checkpoints, 200, readers.conventions).stages
+            limit = s.checkpoint_stages_max
+            stages = CheckpointStages(readers.checkpoints, limit, readers.conventions).stages
             return {
                 "graphql": lambda: self.gql.execute(_GQL_STAGES, r=a),
                 "raw (recipes via driver)": lambda: stages(a, everything, None),
             }
         if kind == "nodes metric":  # a: a project
-            listing = Listing(self.gql.readers.graph, 5000, 500)
+            listing = Listing(readers.graph, s.list_scan_max, s.page_max_size)
             where = NodeWhere(project=a)
             return {
                 "graphql": lambda: self.gql.execute(_GQL_NODES_METRIC, p=a),
@@ -219,7 +222,9 @@ class Sides:
                 ),
             }
         if kind == "best":  # a: a model id
-            best = BestAndEnvironments(self.gql.readers.best_env, self.gql.recipes).best
+            best = BestAndEnvironments(
+                readers.best_env, self.gql.recipes, conventions=readers.conventions
+            ).best
             return {
                 "graphql": lambda: self.gql.execute(_GQL_BEST, m=a),
                 "raw (recipes via driver)": lambda: best(
@@ -227,7 +232,7 @@ class Sides:
                 ),
             }
         if kind in ("digest", "advise-checkpoints"):  # a: a project, an experiment id
-            team = TeamQuestions(self.gql.readers.digest, 1000)
+            team = TeamQuestions(readers.digest, s.page_max_size)
             if kind == "digest":
                 return {
                     "graphql": lambda: self.gql.execute(_GQL_DIGEST, p=a),
@@ -240,7 +245,6 @@ class Sides:
                 "raw (recipes via driver)": lambda: team.advise_checkpoints(everything, target=a),
             }
         if kind == "dossier":  # a: a model version, the deepest of the workload
-            readers = self.gql.readers
             dossiers = Dossiers(self.gql.recipes, readers.dossier, readers.feedback)
             return {
                 "graphql": lambda: self.gql.execute(_GQL_DOSSIER, id=a),

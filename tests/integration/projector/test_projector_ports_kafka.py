@@ -76,6 +76,39 @@ def test_records_come_out_in_the_log_order_whatever_kafka_fetches_first(
     assert most_held <= 2 * limit * EventSourceContract.PARTITIONS
 
 
+def test_a_record_beside_idle_partitions_waits_the_order_wait_not_the_fetch_wait(
+    settings: IngestSettings,
+) -> None:
+    """One record on one partition, the others idle: the gate holds it until it knows the
+    others are read to their end, and asks the broker. The group's consumer meanwhile has a
+    fetch waiting at the broker for up to its fetch wait (20 s here), and a broker answers a
+    connection's requests in order: asked on that connection, each question waited behind the
+    fetch, and the record with it (500 ms a time at the default). Asked on connections of
+    their own, the record comes out about the order wait (100 ms) after its append time; the
+    bound below is half the fetch wait, far above that."""
+    fetch_wait_s = 20
+    slow = settings.model_copy(update={"projector_fetch_max_wait_ms": fetch_wait_s * 1000})
+    source = KafkaEventSource(slow)
+    source.subscribe(lambda partitions: [source.seek(p, None) for p in partitions])
+    producer = KafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all")
+    try:
+        deadline = time.monotonic() + 60
+        while len(source.assigned()) < EventSourceContract.PARTITIONS:
+            assert not source.poll()
+            assert time.monotonic() < deadline, "not assigned after 60 s"
+        assert not source.poll()  # the topic is empty: a fetch is left waiting at the broker
+        producer.send(settings.events_topic, value=b"alone", partition=1).get(timeout=30)
+        start, released = time.monotonic(), []
+        while not released and time.monotonic() - start < 3 * fetch_wait_s:
+            released = source.poll()
+        waited = time.monotonic() - start
+    finally:
+        producer.close()
+        source.close()
+    assert [r.value for r in released] == [b"alone"]
+    assert waited < fetch_wait_s / 2, f"released after {waited:.1f} s"
+
+
 def test_append_times_holding_more_than_a_batch_on_several_partitions_do_not_stall(
     settings: IngestSettings,
 ) -> None:

@@ -36,6 +36,11 @@ class IngestSettings(Neo4jSettings, KafkaSettings, AuthSettings):
     projector_group: str = "provgraph-projector"
     projector_max_batch: int = 5000
     projector_poll_timeout_ms: int = 500
+    # How long the broker may hold the group consumer's fetch while nothing new arrives
+    # (kafka-python's `fetch_max_wait_ms`): a record appended meanwhile is answered at once,
+    # so it bounds the idle fetches, not the latency. Questions to the brokers (end offsets,
+    # offsets for times) go on connections of their own, never queued behind that fetch.
+    projector_fetch_max_wait_ms: int = Field(default=500, ge=0)
     # Records are released to the screens in the log's order (`log_order.OrderGate`): one
     # waits until every other partition holds a later record or was read to its end this long
     # after its append time. It covers brokers' clocks running behind the projector's and

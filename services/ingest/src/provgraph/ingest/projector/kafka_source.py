@@ -93,6 +93,7 @@ class KafkaEventSource(EventSource):
             reconnect_backoff_max_ms=settings.projector_reconnect_backoff_max_ms,
             auto_offset_reset="earliest",
             max_poll_records=settings.projector_max_batch,
+            fetch_max_wait_ms=settings.projector_fetch_max_wait_ms,
             session_timeout_ms=settings.projector_session_timeout_ms,
             heartbeat_interval_ms=max(1000, settings.projector_session_timeout_ms // 4),
         )
@@ -271,17 +272,25 @@ class KafkaEventSource(EventSource):
             return sorted(tps)
 
     def _numbering_ahead(self) -> tuple[NumberingAhead, KafkaConsumer]:
-        """What is known of the others' numbering records, and the consumer that reads them:
-        of no group, on connections of its own (the group's consumer keeps a fetch waiting
-        at the broker, which would hold up each question asked behind it), and waiting little
-        for a fetch itself."""
-        if self._ahead is None or self._reader is None:
-            self._reader = kafka_clients.consumer(self._bootstrap, fetch_max_wait_ms=10)
+        """What is known of the others' numbering records, and the consumer that reads them
+        (`_side_reader`)."""
+        reader = self._side_reader()
+        if self._ahead is None:
             read = KafkaPartitionReader(
-                self._reader, self.max_records, _END_OFFSETS_TIMEOUT_MS / 1000
+                reader, self.max_records, _END_OFFSETS_TIMEOUT_MS / 1000
             ).read
             self._ahead = NumberingAhead(self._topic, read, lambda r: may_number(r.value))
-        return self._ahead, self._reader
+        return self._ahead, reader
+
+    def _side_reader(self) -> KafkaConsumer:
+        """The consumer every question to the brokers goes through (end offsets, offsets for
+        times, the others' records): of no group, on connections of its own, and waiting
+        little for a fetch itself. The group's consumer keeps a fetch waiting at the broker
+        for up to `fetch_max_wait_ms` (500 ms) while nothing new arrives, and a broker answers
+        a connection's requests in order: asked there, each question would wait behind it."""
+        if self._reader is None:
+            self._reader = kafka_clients.consumer(self._bootstrap, fetch_max_wait_ms=10)
+        return self._reader
 
     def _note_quiet(self, partitions: list[int]) -> None:
         """Tell the gate which of `partitions` are read to their end, and since when."""
@@ -294,7 +303,7 @@ class KafkaEventSource(EventSource):
         cannot be read. Both reads are bounded: a position still unknown (None) when the broker
         stops answering counts as not read to its end, so what waits on it keeps waiting."""
         try:
-            ends = self.consumer.end_offsets(tps, timeout_ms=_END_OFFSETS_TIMEOUT_MS)
+            ends = self._side_reader().end_offsets(tps, timeout_ms=_END_OFFSETS_TIMEOUT_MS)
         except KafkaError as exc:  # unreachable: what is held stays held; polls go on
             log.debug("end offsets of %s not read: %s", tps, exc)
             return []

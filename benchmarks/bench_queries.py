@@ -21,17 +21,8 @@ from provgraph.query.read import graph_cypher as cypher
 from provgraph.query.read.convert import node_view
 from provgraph.query.read.graph_cypher import LINEAGE_RELS
 from provgraph.query.read.model import Direction, NodeWhere, Scope
-from provgraph.query.recipes.best_env_service import BestAndEnvironments
-from provgraph.query.recipes.checkpoint_stages import CheckpointStages
-from provgraph.query.recipes.compare_service import comparisons
-from provgraph.query.recipes.cost import Costs
 from provgraph.query.recipes.dossier import Dossiers
 from provgraph.query.recipes.dossier_render import render_markdown
-from provgraph.query.recipes.guards import Guards
-from provgraph.query.recipes.lessons import Lessons
-from provgraph.query.recipes.listing import Listing
-from provgraph.query.recipes.scale_up import ScaleUps
-from provgraph.query.recipes.team_service import TeamQuestions
 
 DEPTHS = (1, 3, 5, 10, 20)
 _SCOPE = {"all": True, "projects": [], "as_of": None}
@@ -159,18 +150,17 @@ class Sides:
         }
 
     def recipes(self, kind: str, a: str, b: str) -> dict[str, Callable[[], Any]]:
-        # Each recipe's service made as its resolver makes it (the same readers, so the same
-        # reads: the project's metric aliases for compare, effects and best, the cost's
-        # best-environment reads), with the service's settings.
-        everything, readers, s = Scope.everything(), self.gql.readers, self.gql.settings
+        # Each recipe's service made as its resolver makes it (`RecipeServices`: the same
+        # readers, so the same reads, and the service's settings).
+        everything, services = Scope.everything(), self.gql.services
         if kind == "compare":  # a: an experiment id
-            compare = comparisons(readers, s).compare
+            compare = services.comparisons().compare
             return {
                 "graphql": lambda: self.gql.execute(_GQL_COMPARE, e=a),
                 "raw (recipes via driver)": lambda: compare(everything, experiment=a),
             }
         if kind == "effects":  # a: a project
-            effects = comparisons(readers, s).effects
+            effects = services.comparisons().effects
             return {
                 "graphql": lambda: self.gql.execute(_GQL_EFFECTS, p=a),
                 "raw (recipes via driver)": lambda: effects(
@@ -178,7 +168,7 @@ class Sides:
                 ),
             }
         if kind == "lessons":  # a: a project
-            lessons = Lessons(readers.lessons, s.lessons_candidates, s.page_max_size).search
+            lessons = services.lessons().search
             return {
                 "graphql": lambda: self.gql.execute(_GQL_LESSONS, p=a),
                 "raw (recipes via driver)": lambda: lessons(
@@ -186,13 +176,13 @@ class Sides:
                 ),
             }
         if kind == "cost":  # a: a model version
-            costs = Costs(readers.digest, readers.cost, s.page_max_size, readers.best_env).cost
+            costs = services.costs().cost
             return {
                 "graphql": lambda: self.gql.execute(_GQL_COST, id=a),
                 "raw (recipes via driver)": lambda: costs(a, everything, include_base=True),
             }
         if kind in _GUARDS:  # a: a project
-            guards = Guards(readers.conventions, s.guards_max_records)
+            guards = services.guards()
             report = getattr(guards, kind.replace("-", "_"))
             text = _GUARDS[kind]
             return {
@@ -200,20 +190,19 @@ class Sides:
                 "raw (recipes via driver)": lambda: report(a, everything),
             }
         if kind == "scale-up":  # a: a run that names its pilot
-            scale_up = ScaleUps(readers.scale_up, readers.series).scale_up
+            scale_up = services.scale_ups().scale_up
             return {
                 "graphql": lambda: self.gql.execute(_GQL_SCALE_UP, r=a),
                 "raw (recipes via driver)": lambda: scale_up(a, everything),
             }
         if kind == "checkpoints":  # a: a run
-            limit = s.checkpoint_stages_max
-            stages = CheckpointStages(readers.checkpoints, limit, readers.conventions).stages
+            stages = services.checkpoint_stages().stages
             return {
                 "graphql": lambda: self.gql.execute(_GQL_STAGES, r=a),
                 "raw (recipes via driver)": lambda: stages(a, everything, None),
             }
         if kind == "nodes metric":  # a: a project
-            listing = Listing(readers.graph, s.list_scan_max, s.page_max_size)
+            listing = services.listing()
             where = NodeWhere(project=a)
             return {
                 "graphql": lambda: self.gql.execute(_GQL_NODES_METRIC, p=a),
@@ -222,9 +211,7 @@ class Sides:
                 ),
             }
         if kind == "best":  # a: a model id
-            best = BestAndEnvironments(
-                readers.best_env, self.gql.recipes, conventions=readers.conventions
-            ).best
+            best = services.best_and_environments().best
             return {
                 "graphql": lambda: self.gql.execute(_GQL_BEST, m=a),
                 "raw (recipes via driver)": lambda: best(
@@ -232,7 +219,7 @@ class Sides:
                 ),
             }
         if kind in ("digest", "advise-checkpoints"):  # a: a project, an experiment id
-            team = TeamQuestions(readers.digest, s.page_max_size)
+            team = services.team()
             if kind == "digest":
                 return {
                     "graphql": lambda: self.gql.execute(_GQL_DIGEST, p=a),
@@ -245,7 +232,7 @@ class Sides:
                 "raw (recipes via driver)": lambda: team.advise_checkpoints(everything, target=a),
             }
         if kind == "dossier":  # a: a model version, the deepest of the workload
-            dossiers = Dossiers(self.gql.recipes, readers.dossier, readers.feedback)
+            dossiers = services.dossiers()
             return {
                 "graphql": lambda: self.gql.execute(_GQL_DOSSIER, id=a),
                 "raw (recipes via driver)": lambda: _dossier_markdown(dossiers, a, everything),

@@ -14,6 +14,7 @@ from provgraph.core.collector import collect_less
 from provgraph.query.graphql.schema import make_context, make_schema
 from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.service import Recipes
+from provgraph.query.recipes.services import RecipeServices
 from provgraph.query.settings import QuerySettings
 
 
@@ -26,6 +27,7 @@ class GraphQL:
         collect_less(self.settings.query_gc_threshold)  # as the service does when it starts
         self.readers = neo4j_readers(driver, settings=self.settings)
         self.recipes = Recipes(self.readers.recipes)
+        self.services = RecipeServices(self.settings, self.readers, self.recipes)
         self.schema = make_schema(self.settings)
 
     def execute(self, query: str, **variables: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.errors import InvalidArgumentError
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.best_env_service import (
@@ -28,7 +28,6 @@ from provgraph.query.recipes.best_env_service import (
 )
 from provgraph.query.recipes.best_model import render_best
 from provgraph.query.recipes.env_diff import render_env_diff, render_runs_with
-from provgraph.query.recipes.service import Recipes
 from provgraph.query.terminal import NOT_FOUND, add_json_option, not_found, print_answer
 
 AMBIGUOUS = 2
@@ -36,10 +35,8 @@ AMBIGUOUS = 2
 
 @contextmanager
 def _questions() -> Iterator[BestAndEnvironments]:
-    with command_readers() as (readers, _):
-        yield BestAndEnvironments(
-            readers.best_env, Recipes(readers.recipes), conventions=readers.conventions
-        )
+    with command_services() as services:
+        yield services.best_and_environments()
 
 
 def _best(args: argparse.Namespace) -> int:

@@ -15,16 +15,15 @@ from typing import Any
 
 from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.read.model import Scope
-from provgraph.query.recipes.checkpoint_stages import CheckpointStages, render_stages
+from provgraph.query.recipes.checkpoint_stages import render_stages
 from provgraph.query.terminal import add_json_option, not_found, print_answer
 
 
 def _checkpoints(args: argparse.Namespace) -> int:
-    with command_readers() as (readers, settings):
-        limit = settings.checkpoint_stages_max
-        stages = CheckpointStages(readers.checkpoints, limit, readers.conventions)
+    with command_services() as services:
+        stages = services.checkpoint_stages()
         try:
             answer = stages.stages(args.run, Scope.everything(), args.metric)
         except NotFoundError as exc:

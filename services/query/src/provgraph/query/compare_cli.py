@@ -15,9 +15,8 @@ from typing import Any
 
 from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.read.model import Scope
-from provgraph.query.recipes.compare_service import comparisons
 from provgraph.query.recipes.compare_table import render_comparison
 from provgraph.query.recipes.effects import BY_VALUE, GROUPINGS, render_effects
 from provgraph.query.recipes.team_service import parse_instant
@@ -29,8 +28,8 @@ FLAGGED = 3
 
 def _answer(args: argparse.Namespace) -> dict[str, Any]:
     experiment = args.ids[0] if args.ids[0].startswith("experiment:") else None
-    with command_readers() as (readers, settings):
-        return comparisons(readers, settings).compare(
+    with command_services() as services:
+        return services.comparisons().compare(
             Scope.everything(),
             experiment=experiment,
             runs=[] if experiment else args.ids,
@@ -51,8 +50,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _effects(args: argparse.Namespace) -> int:
     since = format_time(parse_instant(args.since, "--since")) if args.since else None
-    with command_readers() as (readers, settings):
-        service = comparisons(readers, settings)
+    with command_services() as services:
+        service = services.comparisons()
         try:
             answer = service.effects(
                 Scope.everything(),

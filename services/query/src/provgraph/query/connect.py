@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from provgraph.query.read.readers import Readers, neo4j_readers
+from provgraph.query.recipes.services import RecipeServices
 from provgraph.query.settings import QuerySettings
 
 
@@ -25,3 +26,11 @@ def command_readers() -> Iterator[tuple[Readers, QuerySettings]]:
         yield neo4j_readers(driver, settings.neo4j_database, settings), settings
     finally:
         driver.close()
+
+
+@contextmanager
+def command_services() -> Iterator[RecipeServices]:
+    """The question services over `command_readers`, made as the service's resolvers make
+    them (`recipes.services`)."""
+    with command_readers() as (readers, settings):
+        yield RecipeServices(settings, readers)

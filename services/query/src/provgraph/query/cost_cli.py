@@ -15,17 +15,16 @@ from typing import Any
 
 from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.read.model import Scope
-from provgraph.query.recipes.cost import Costs, render_cost
+from provgraph.query.recipes.cost import render_cost
 from provgraph.query.terminal import add_json_option, not_found, print_answer
 
 
 def _cost(args: argparse.Namespace) -> int:
-    with command_readers() as (readers, settings):
-        costs = Costs(readers.digest, readers.cost, settings.page_max_size, readers.best_env)
+    with command_services() as services:
         try:
-            answer = costs.cost(
+            answer = services.costs().cost(
                 args.target,
                 Scope.everything(),
                 include_base=args.include_base,

@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from provgraph.core.commands import command
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.dossier_pdf import print_pdf
 from provgraph.query.read.model import Scope
-from provgraph.query.recipes.dossier import Dossiers
 from provgraph.query.recipes.dossier_render import render_html, render_markdown
-from provgraph.query.recipes.service import Recipes
 from provgraph.query.settings import QuerySettings
 from provgraph.query.terminal import not_found
 
@@ -39,12 +37,11 @@ def rendered(document: dict[str, Any], form: str, settings: QuerySettings) -> by
 
 
 def _dossier(args: argparse.Namespace) -> int:
-    with command_readers() as (readers, settings):
-        dossiers = Dossiers(Recipes(readers.recipes), readers.dossier, readers.feedback)
-        document = dossiers.dossier(args.id, Scope.everything())
+    with command_services() as services:
+        document = services.dossiers().dossier(args.id, Scope.everything())
         if document is None:
             return not_found(f"Not found: {args.id}.")
-        body = rendered(document, args.format, settings)
+        body = rendered(document, args.format, services.settings)
     if args.output is None:
         sys.stdout.flush()
         sys.stdout.buffer.write(body)

@@ -17,7 +17,7 @@ from typing import Any
 
 from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.guards import (
     Guards,
@@ -42,8 +42,8 @@ def found(name: str, answer: Mapping[str, Any]) -> bool:
 
 def _runner(name: str, report: Report, render: Callable[[Mapping[str, Any]], str]) -> Any:
     def run(args: argparse.Namespace) -> int:
-        with command_readers() as (readers, settings):
-            guards = Guards(readers.conventions, settings.guards_max_records)
+        with command_services() as services:
+            guards = services.guards()
             try:
                 answer = report(guards, args.project, Scope.everything())
             except NotFoundError as exc:

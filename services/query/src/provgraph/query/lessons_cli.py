@@ -12,16 +12,15 @@ import argparse
 from typing import Any
 
 from provgraph.core.commands import command
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.read.model import Scope
-from provgraph.query.recipes.lessons import KINDS, Lessons, render_lessons
+from provgraph.query.recipes.lessons import KINDS, render_lessons
 from provgraph.query.terminal import NOT_FOUND, add_json_option, print_answer
 
 
 def _search(args: argparse.Namespace) -> int:
-    with command_readers() as (readers, settings):
-        lessons = Lessons(readers.lessons, settings.lessons_candidates, settings.page_max_size)
-        answer = lessons.search(
+    with command_services() as services:
+        answer = services.lessons().search(
             " ".join(args.text),
             Scope.everything(),
             project=args.project,

@@ -14,18 +14,16 @@ from typing import Any
 
 from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.read.model import Scope
-from provgraph.query.recipes.scale_up import ScaleUps, render_scale_up
+from provgraph.query.recipes.scale_up import render_scale_up
 from provgraph.query.terminal import add_json_option, not_found, print_answer
 
 
 def _scale_up(args: argparse.Namespace) -> int:
-    with command_readers() as (readers, _settings):
+    with command_services() as services:
         try:
-            answer = ScaleUps(readers.scale_up, readers.series).scale_up(
-                args.run, Scope.everything()
-            )
+            answer = services.scale_ups().scale_up(args.run, Scope.everything())
         except NotFoundError as exc:
             return not_found(exc.message)
     print_answer(answer, args.json, render_scale_up)

@@ -14,7 +14,7 @@ from typing import Any
 
 from provgraph.core.commands import command
 from provgraph.core.errors import NotFoundError
-from provgraph.query.connect import command_readers
+from provgraph.query.connect import command_services
 from provgraph.query.read.model import Scope
 from provgraph.query.recipes.checkpoint_advice import render_advice
 from provgraph.query.recipes.digest_render import render_digest
@@ -25,8 +25,8 @@ EVERYTHING = Scope.everything()
 
 
 def _ask(question: Callable[[TeamQuestions], dict[str, Any]]) -> dict[str, Any]:
-    with command_readers() as (readers, _):
-        return question(TeamQuestions(readers.digest, 1000))
+    with command_services() as services:
+        return question(services.team())
 
 
 def _digest(args: argparse.Namespace) -> int:

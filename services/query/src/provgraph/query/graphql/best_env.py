@@ -219,9 +219,7 @@ class RunsWithPackage:
 
 
 def _questions(ctx: GraphContext) -> BestAndEnvironments:
-    return BestAndEnvironments(
-        ctx.readers.best_env, ctx.recipes, conventions=ctx.readers.conventions
-    )
+    return ctx.services.best_and_environments()
 
 
 @strawberry.type

@@ -11,7 +11,6 @@ from strawberry.scalars import JSON
 
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
-from provgraph.query.recipes.checkpoint_stages import CheckpointStages as Stages
 
 
 @strawberry.type(description="A metric saved with a checkpoint (`checkpoint.saved` metrics).")
@@ -103,6 +102,5 @@ class CheckpointsQuery:
         self, info: Info, run: strawberry.ID, metric: str | None = None
     ) -> CheckpointStages:
         ctx = info.context
-        limit = ctx.settings.checkpoint_stages_max
-        service = Stages(ctx.readers.checkpoints, limit, ctx.readers.conventions)
+        service = ctx.services.checkpoint_stages()
         return stages_of(service.stages(str(run), ctx.scope, metric))

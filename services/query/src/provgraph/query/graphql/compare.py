@@ -12,7 +12,6 @@ from strawberry.scalars import JSON
 from provgraph.query.graphql.briefs import ErrorBrief
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
-from provgraph.query.recipes.compare_service import comparisons
 from provgraph.query.recipes.team_service import parse_instant
 from provgraph.schemas.storage import format_time
 
@@ -298,8 +297,7 @@ class CompareQuery:
         sort_by: str | None = None,
     ) -> Comparison:
         ctx = info.context
-        settings = ctx.settings
-        service = comparisons(ctx.readers, settings)
+        service = ctx.services.comparisons()
         answer = service.compare(
             ctx.scope,
             experiment=None if experiment is None else str(experiment),
@@ -327,8 +325,7 @@ class CompareQuery:
         group_by: EffectGrouping = EffectGrouping.VALUE,
     ) -> Effects:
         ctx = info.context
-        settings = ctx.settings
-        service = comparisons(ctx.readers, settings)
+        service = ctx.services.comparisons()
         stamp = format_time(parse_instant(since, "since")) if since is not None else None
         answer = service.effects(
             ctx.scope,

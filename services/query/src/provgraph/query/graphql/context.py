@@ -12,13 +12,15 @@ from provgraph.query.graphql.loaders import Loaders
 from provgraph.query.read.model import Scope
 from provgraph.query.read.readers import Readers
 from provgraph.query.recipes.service import Recipes
+from provgraph.query.recipes.services import RecipeServices
 from provgraph.query.settings import QuerySettings
 
 
 class GraphContext(BaseContext):
     """What every resolver sees. Built once per request over the readers built once for the
     app, so DataLoader caches never leak between callers (or across scopes). `reader` is
-    `readers.graph`, the read model most resolvers ask.
+    `readers.graph`, the read model most resolvers ask; `services` makes the question services
+    over the readers, as the commands and the benchmarks make them.
 
     A resolver reads in place: a request runs whole on a worker thread
     (`ProvenanceSchema.execute`), so the service's event loop never waits on a read. Resolvers
@@ -37,6 +39,7 @@ class GraphContext(BaseContext):
         self.readers = readers
         self.reader = readers.graph
         self.recipes = recipes
+        self.services = RecipeServices(settings, readers, recipes)
         self.scope = scope
         self.loaders = Loaders(readers.graph, scope)
 

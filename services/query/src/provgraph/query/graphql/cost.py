@@ -9,7 +9,6 @@ import strawberry
 
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
-from provgraph.query.recipes.cost import Costs
 
 
 @strawberry.type(description="What one run cost.")
@@ -172,9 +171,7 @@ class CostQuery:
         higher_is_better: bool = False,
     ) -> Cost:
         ctx = info.context
-        readers = ctx.readers
-        costs = Costs(readers.digest, readers.cost, ctx.settings.page_max_size, readers.best_env)
-        answer = costs.cost(
+        answer = ctx.services.costs().cost(
             str(id),
             ctx.scope,
             include_base=include_base,

@@ -13,7 +13,7 @@ from strawberry.scalars import JSON
 
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import field
-from provgraph.query.recipes.dossier import Dossiers, gap_lines
+from provgraph.query.recipes.dossier import gap_lines
 from provgraph.query.recipes.dossier_render import render_html, render_markdown
 
 
@@ -52,8 +52,7 @@ class Dossier:
 
 def _dossier(info: Info, id: strawberry.ID) -> Dossier | None:
     ctx = info.context
-    dossiers = Dossiers(ctx.recipes, ctx.readers.dossier, ctx.readers.feedback)
-    found = dossiers.dossier(str(id), ctx.scope)
+    found = ctx.services.dossiers().dossier(str(id), ctx.scope)
     return Dossier.of(found) if found is not None else None
 
 

@@ -10,7 +10,6 @@ import strawberry
 
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import field
-from provgraph.query.recipes.guards import Guards
 
 
 @strawberry.type(description="A declared metric alias: `alias` is read as `canonical`.")
@@ -153,7 +152,7 @@ class GuardsQuery:
     )
     def lint_metrics(self, info: Info, project: str) -> MetricLint:
         ctx = info.context
-        guards = Guards(ctx.readers.conventions, ctx.settings.guards_max_records)
+        guards = ctx.services.guards()
         return metric_lint(guards.lint_metrics(project, ctx.scope))
 
     @field(
@@ -162,7 +161,7 @@ class GuardsQuery:
     )
     def lint_names(self, info: Info, project: str) -> NameLint:
         ctx = info.context
-        guards = Guards(ctx.readers.conventions, ctx.settings.guards_max_records)
+        guards = ctx.services.guards()
         return name_lint(guards.lint_names(project, ctx.scope))
 
     @field(
@@ -171,5 +170,5 @@ class GuardsQuery:
     )
     def collisions(self, info: Info, project: str) -> Collisions:
         ctx = info.context
-        guards = Guards(ctx.readers.conventions, ctx.settings.guards_max_records)
+        guards = ctx.services.guards()
         return collisions_answer(guards.collisions(project, ctx.scope))

@@ -10,7 +10,6 @@ import strawberry
 
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import field
-from provgraph.query.recipes.lessons import Lessons
 
 
 @strawberry.enum(description="What a lessons search may be kept to.")
@@ -93,9 +92,7 @@ class LessonsQuery:
         first: int = 20,
     ) -> LessonSearch:
         ctx = info.context
-        settings = ctx.settings
-        lessons = Lessons(ctx.readers.lessons, settings.lessons_candidates, settings.page_max_size)
-        answer = lessons.search(
+        answer = ctx.services.lessons().search(
             text,
             ctx.scope,
             project=project,

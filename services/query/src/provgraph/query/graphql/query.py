@@ -70,8 +70,7 @@ class NodeFilter:
 
 
 def _listing(info: Info) -> Listing:
-    settings = info.context.settings
-    return Listing(info.context.reader, settings.list_scan_max, settings.page_max_size)
+    return info.context.services.listing()
 
 
 def _by_name_and_version(node: type[Node], label: Label, description: str) -> Any:

@@ -11,7 +11,6 @@ from strawberry.scalars import JSON
 from provgraph.query.graphql.compare import SettingChange, SettingKind
 from provgraph.query.graphql.context import Info
 from provgraph.query.graphql.fields import Long, field
-from provgraph.query.recipes.scale_up import ScaleUps
 
 
 @strawberry.type(description="One side of a scale-up: the pilot or the scale-up itself.")
@@ -154,5 +153,5 @@ class ScaleUpQuery:
     )
     def scale_up(self, info: Info, run: strawberry.ID) -> ScaleUp:
         ctx = info.context
-        service = ScaleUps(ctx.readers.scale_up, ctx.readers.series)
+        service = ctx.services.scale_ups()
         return scale_up_answer(service.scale_up(str(run), ctx.scope))

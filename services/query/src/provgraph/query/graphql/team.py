@@ -291,8 +291,7 @@ def _interruption(i: Mapping[str, Any]) -> CheckpointInterruption:
 
 
 def _questions(info: Info) -> TeamQuestions:
-    ctx = info.context
-    return TeamQuestions(ctx.readers.digest, ctx.settings.page_max_size)
+    return info.context.services.team()
 
 
 @strawberry.type

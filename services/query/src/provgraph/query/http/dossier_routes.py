@@ -19,8 +19,8 @@ from provgraph.core.errors import NotFoundError
 from provgraph.query.dossier_pdf import print_pdf
 from provgraph.query.http.deps import Context, get_readers, get_recipes, scope_for
 from provgraph.query.ids import checked_id
-from provgraph.query.recipes.dossier import Dossiers
 from provgraph.query.recipes.dossier_render import render_html, render_markdown
+from provgraph.query.recipes.services import RecipeServices
 
 router = APIRouter(prefix="/v1", tags=["dossier"], dependencies=[Depends(authenticate)])
 
@@ -51,9 +51,8 @@ def get_dossier(
 ) -> Response:
     """The dossier of the model version `node_id`, in `format`."""
     checked_id("id", node_id)
-    readers = get_readers(context)
-    dossiers = Dossiers(get_recipes(context), readers.dossier, readers.feedback)
-    document = dossiers.dossier(node_id, scope_for(request))
+    services = RecipeServices(context.settings, get_readers(context), get_recipes(context))
+    document = services.dossiers().dossier(node_id, scope_for(request))
     if document is None:
         raise NotFoundError(f"Not found: {node_id}.", node_id=node_id)
     if format is Format.json:

@@ -300,12 +300,17 @@ def fill_topic(infra: PrivateInfra, data: Prepared, stem: str) -> str:
 # -- the sides ------------------------------------------------------------------------------------
 
 
-def end_to_end(infra: PrivateInfra, data: Prepared) -> tuple[float, str]:
-    """Produce into a fresh topic while a live projector applies it; seconds until the last
-    event is committed in Neo4j (and so queryable). Returns (seconds, topic)."""
-    infra.clear_graph()
-    topic = infra.new_topic("e2e")
-    settings = infra.ingest_settings(topic)
+def end_to_end(
+    infra: PrivateInfra, data: Prepared, settings: IngestSettings | None = None
+) -> tuple[float, str]:
+    """Produce while a live projector applies it; seconds until the last event is committed in
+    Neo4j (and so queryable). Returns (seconds, topic). Without `settings`, into a fresh topic
+    on an emptied graph; with them, onto their topic and their group's graph as left by the
+    earlier calls (a service that keeps running), whose log then folds to the whole graph."""
+    if settings is None:
+        infra.clear_graph()
+        settings = infra.ingest_settings(infra.new_topic("e2e"))
+    topic, expected = settings.events_topic, infra.count_applied() + len(data.records)
     producer = ProducerProcess(data.records, settings)
     projector = build_projector(settings, infra.driver)
     try:
@@ -321,7 +326,7 @@ def end_to_end(infra: PrivateInfra, data: Prepared) -> tuple[float, str]:
         producer.seconds()
     finally:
         projector.close()
-    if infra.count_applied() != len(data.records):
+    if infra.count_applied() != expected:
         raise BenchmarkError("end to end: not every event was applied")
     return seconds, topic
 

@@ -58,17 +58,20 @@ class W1:
     runs: list[W1Run]
     models: list[tuple[int, str]]  # (version number, run key)
     images: list[str]
+    project: str = PROJECT
 
     @classmethod
-    def make(cls, seed: int = 11, runs: int = RUNS) -> W1:
-        """W1 itself, or with `runs` runs (and models in the same proportion) for a smoke run."""
+    def make(cls, seed: int = 11, runs: int = RUNS, project: str = PROJECT) -> W1:
+        """W1 itself, or with `runs` runs (and models in the same proportion) for a smoke run.
+        In another `project` its ids are its own (run keys too, which are global): the same
+        work logged again beside the first, as a tracking service keeps every round."""
         rng = random.Random(seed)
         images = ["sha256:" + f"{rng.getrandbits(256):064x}" for _ in range(3)]
         made = []
         for i in range(runs):
             params = {f"p{j:02d}": str(round(rng.uniform(0, 1), 6)) for j in range(PARAMS)}
             run = W1Run(
-                key=f"w1-run-{i:03d}",
+                key=f"{project}-run-{i:03d}",
                 params=params,
                 commit=f"{rng.getrandbits(160):040x}",
                 image=rng.choice(images),
@@ -78,7 +81,7 @@ class W1:
             )
             made.append(run)
         chosen = sorted(rng.sample(range(runs), max(1, MODELS * runs // RUNS)))
-        return cls(made, [(n + 1, made[i].key) for n, i in enumerate(chosen)], images)
+        return cls(made, [(n + 1, made[i].key) for n, i in enumerate(chosen)], images, project)
 
     # -- the answers, from the definition --------------------------------------------------
 
@@ -88,14 +91,14 @@ class W1:
     def model_answer(self, number: int) -> tuple[str, dict[str, str], set[str]]:
         key = dict(self.models)[number]
         run = next(r for r in self.runs if r.key == key)
-        datasets = {f"train:{dv_id(run.train)}", f"validation:{dv_id(run.validation)}"}
+        datasets = {f"train:{self.dv_id(run.train)}", f"validation:{self.dv_id(run.validation)}"}
         return key, run.params, datasets
 
     # -- provgraph's events ----------------------------------------------------------------
 
     def events(self) -> list[Event]:
-        stream = Stream(random.Random(5))
-        emit = stream.emit_for(PROJECT)
+        stream = Stream(random.Random(5 if self.project == PROJECT else self.project))
+        emit = stream.emit_for(self.project)
         for n, digest in enumerate(self.images):
             image = ImageRef(name="trainer", tag=f"t{n}", digest=digest)
             emit(
@@ -128,25 +131,22 @@ class W1:
             emit(ModelVersionRegistered, registered)
         return stream.events
 
-    @staticmethod
-    def _start(run: W1Run, i: int) -> RunStartedPayload:
+    def _start(self, run: W1Run, i: int) -> RunStartedPayload:
         return RunStartedPayload(
             run_id=run.key,
-            experiment=f"experiment:{PROJECT}/{EXPERIMENT}",
+            experiment=f"experiment:{self.project}/{EXPERIMENT}",
             run_number=i + 1,
             params=dict(run.params),
             code=CodeRef(repo="https://git.example/w1", commit=run.commit, dirty=False),
-            environment=environment_id(PROJECT, run.image),
+            environment=environment_id(self.project, run.image),
             inputs=(
-                RunInput(dataset_version=dv_id(run.train), role="train"),
-                RunInput(dataset_version=dv_id(run.validation), role="validation"),
+                RunInput(dataset_version=self.dv_id(run.train), role="train"),
+                RunInput(dataset_version=self.dv_id(run.validation), role="validation"),
             ),
         )
 
+    def dv_id(self, dataset: tuple[str, str]) -> str:
+        return dataset_version_id(self.project, *dataset)
 
-def dv_id(dataset: tuple[str, str]) -> str:
-    return dataset_version_id(PROJECT, *dataset)
-
-
-def mv_id(number: int) -> str:
-    return model_version_id(PROJECT, MODEL, str(number))
+    def mv_id(self, number: int) -> str:
+        return model_version_id(self.project, MODEL, str(number))

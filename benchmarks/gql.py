@@ -11,7 +11,9 @@ from typing import Any
 from neo4j import Driver
 
 from provgraph.core.collector import collect_less
-from provgraph.query.graphql.schema import make_context, make_schema
+from provgraph.query.graphql.context import GraphContext
+from provgraph.query.graphql.schema import make_schema
+from provgraph.query.read.model import Scope
 from provgraph.query.read.readers import neo4j_readers
 from provgraph.query.recipes.service import Recipes
 from provgraph.query.recipes.services import RecipeServices
@@ -31,7 +33,7 @@ class GraphQL:
         self.schema = make_schema(self.settings)
 
     def execute(self, query: str, **variables: Any) -> dict[str, Any]:
-        context = make_context(self.settings, self.readers, self.recipes)
+        context = GraphContext(self.services, Scope.everything())  # as the service's routes
         result = self.schema.execute_here(query, variable_values=variables, context_value=context)
         if result.errors:
             raise RuntimeError(f"GraphQL errors: {result.errors}")

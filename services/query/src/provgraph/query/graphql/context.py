@@ -17,31 +17,26 @@ from provgraph.query.settings import QuerySettings
 
 
 class GraphContext(BaseContext):
-    """What every resolver sees. Built once per request over the readers built once for the
-    app, so DataLoader caches never leak between callers (or across scopes). `reader` is
-    `readers.graph`, the read model most resolvers ask; `services` makes the question services
-    over the readers, as the commands and the benchmarks make them.
+    """What every resolver sees. Built once per request over the question services (and their
+    readers) built once for the app, so DataLoader caches never leak between callers (or
+    across scopes). `reader` is `readers.graph`, the read model most resolvers ask; `services`
+    makes the question services over the readers, as the commands and the benchmarks make
+    them.
 
     A resolver reads in place: a request runs whole on a worker thread
     (`ProvenanceSchema.execute`), so the service's event loop never waits on a read. Resolvers
     are plain functions unless they await a DataLoader; a known text whose resolvers are all
     plain is answered without running an event loop (`ProvenanceSchema._execute_valid`)."""
 
-    def __init__(
-        self,
-        settings: QuerySettings,
-        readers: Readers,
-        recipes: Recipes,
-        scope: Scope,
-    ) -> None:
+    def __init__(self, services: RecipeServices, scope: Scope) -> None:
         super().__init__()
-        self.settings = settings
-        self.readers = readers
-        self.reader = readers.graph
-        self.recipes = recipes
-        self.services = RecipeServices(settings, readers, recipes)
+        self.services = services
+        self.settings: QuerySettings = services.settings
+        self.readers: Readers = services.readers
+        self.reader = services.readers.graph
+        self.recipes: Recipes = services.recipes
         self.scope = scope
-        self.loaders = Loaders(readers.graph, scope)
+        self.loaders = Loaders(services.readers.graph, scope)
 
 
 _threads = threading.local()

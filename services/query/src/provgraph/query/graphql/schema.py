@@ -43,6 +43,7 @@ from provgraph.query.graphql.traversals import TraversalQuery
 from provgraph.query.read.model import Scope
 from provgraph.query.read.readers import Readers
 from provgraph.query.recipes.service import Recipes
+from provgraph.query.recipes.services import RecipeServices
 from provgraph.query.settings import QuerySettings
 
 log = logging.getLogger(__name__)
@@ -205,8 +206,8 @@ def make_context(
 ) -> GraphContext:
     """A fresh context (fresh DataLoaders) for in-process callers: the recipes over
     `readers.recipes` unless given, every project by default."""
-    recipes = recipes if recipes is not None else Recipes(readers.recipes)
-    return GraphContext(settings, readers, recipes, scope or Scope.everything())
+    services = RecipeServices(settings, readers, recipes)
+    return GraphContext(services, scope or Scope.everything())
 
 
 def make_router(

@@ -34,14 +34,14 @@ from provgraph.query.http import (
     rest,
     ui,
 )
-from provgraph.query.http.deps import QueryContext, get_context, get_readers, get_recipes, scope_for
+from provgraph.query.http.deps import QueryContext, get_context, get_services, scope_for
 from provgraph.query.http.guard import CypherGuard
 from provgraph.query.http.marquez import datasets, jobs, namespaces, search
 from provgraph.query.http.metrics import QueryMetrics
 from provgraph.query.http.readiness import Readiness, neo4j_probe
 from provgraph.query.read.model import Scope
 from provgraph.query.read.readers import neo4j_readers
-from provgraph.query.recipes.service import Recipes
+from provgraph.query.recipes.services import RecipeServices
 from provgraph.query.settings import QuerySettings
 from provgraph.schemas.version import __version__
 
@@ -67,7 +67,7 @@ def _start(context: QueryContext, driver: neo4j.Driver) -> None:
         driver, s.neo4j_database, timeout_s=s.cypher_timeout_s, row_cap=s.cypher_row_cap
     )
     context.readers = neo4j_readers(driver, s.neo4j_database, s)
-    context.recipes = Recipes(context.readers.recipes)
+    context.services = RecipeServices(s, context.readers)
     probe = neo4j_probe(driver, s.neo4j_database, READY_TIMEOUT_S)
     context.readiness = Readiness(probe, ttl_s=2.0, timeout_s=READY_TIMEOUT_S)
 
@@ -102,10 +102,10 @@ async def _authenticate_graphql(request: Request) -> None:
 async def _graphql_context(request: Request) -> GraphContext:
     """Each GraphQL request reads through what the lifespan started (fresh DataLoaders)."""
     context = get_context(request)
-    readers, recipes = get_readers(context), get_recipes(context)
+    services = get_services(context)
     # The GraphiQL page has no caller: its context (never used to read) may read nothing.
     scope = Scope(frozenset()) if serves_the_ide(request) else scope_for(request)
-    return GraphContext(context.settings, readers, recipes, scope)
+    return GraphContext(services, scope)
 
 
 def create_app(

@@ -19,6 +19,7 @@ from provgraph.query.read.model import Scope
 from provgraph.query.read.ports import MarquezReads, ReadModel
 from provgraph.query.read.readers import Readers
 from provgraph.query.recipes.service import Recipes
+from provgraph.query.recipes.services import RecipeServices
 from provgraph.query.settings import QuerySettings
 
 T = TypeVar("T")
@@ -26,16 +27,16 @@ T = TypeVar("T")
 
 @dataclass
 class QueryContext:
-    """Settings and metrics from the start; driver, readers, recipes and guard once started
-    (`app._start`: the readers are built there once, every route and resolver reads through
-    them)."""
+    """Settings and metrics from the start; driver, readers, services and guard once started
+    (`app._start`: the readers and the question services over them are built there once, every
+    route and resolver reads through them)."""
 
     settings: QuerySettings
     metrics: QueryMetrics
     driver: neo4j.Driver | None = None
     owns_driver: bool = True
     readers: Readers | None = None
-    recipes: Recipes | None = None
+    services: RecipeServices | None = None
     guard: CypherGuard | None = None
     readiness: Readiness | None = None
 
@@ -72,8 +73,12 @@ def get_marquez(context: Context) -> MarquezReads:
     return get_readers(context).marquez
 
 
+def get_services(context: Context) -> RecipeServices:
+    return _started(context.services)
+
+
 def get_recipes(context: Context) -> Recipes:
-    return _started(context.recipes)
+    return get_services(context).recipes
 
 
 def get_guard(context: Context) -> CypherGuard:

@@ -17,10 +17,9 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from provgraph.authz.web import authenticate
 from provgraph.core.errors import NotFoundError
 from provgraph.query.dossier_pdf import print_pdf
-from provgraph.query.http.deps import Context, get_readers, get_recipes, scope_for
+from provgraph.query.http.deps import Context, get_services, scope_for
 from provgraph.query.ids import checked_id
 from provgraph.query.recipes.dossier_render import render_html, render_markdown
-from provgraph.query.recipes.services import RecipeServices
 
 router = APIRouter(prefix="/v1", tags=["dossier"], dependencies=[Depends(authenticate)])
 
@@ -51,8 +50,7 @@ def get_dossier(
 ) -> Response:
     """The dossier of the model version `node_id`, in `format`."""
     checked_id("id", node_id)
-    services = RecipeServices(context.settings, get_readers(context), get_recipes(context))
-    document = services.dossiers().dossier(node_id, scope_for(request))
+    document = get_services(context).dossiers().dossier(node_id, scope_for(request))
     if document is None:
         raise NotFoundError(f"Not found: {node_id}.", node_id=node_id)
     if format is Format.json:

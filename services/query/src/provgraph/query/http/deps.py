@@ -18,7 +18,6 @@ from provgraph.query.ids import checked_id
 from provgraph.query.read.model import Scope
 from provgraph.query.read.ports import MarquezReads, ReadModel
 from provgraph.query.read.readers import Readers
-from provgraph.query.recipes.service import Recipes
 from provgraph.query.recipes.services import RecipeServices
 from provgraph.query.settings import QuerySettings
 
@@ -75,10 +74,6 @@ def get_marquez(context: Context) -> MarquezReads:
 
 def get_services(context: Context) -> RecipeServices:
     return _started(context.services)
-
-
-def get_recipes(context: Context) -> Recipes:
-    return get_services(context).recipes
 
 
 def get_guard(context: Context) -> CypherGuard:

@@ -240,11 +240,13 @@ class Sides:
         if kind == "diff":
             return {
                 "graphql": lambda: self.gql.execute(_GQL_DIFF, a=a, b=b),
-                "raw (recipes via driver)": lambda: self.gql.recipes.diff(a, b, everything),
+                "raw (recipes via driver)": lambda: self.gql.services.recipes.diff(
+                    a, b, everything
+                ),
             }
         return {
             "graphql": lambda: self.gql.execute(_GQL_REPRODUCE, id=a),
-            "raw (recipes via driver)": lambda: self.gql.recipes.reproduce(a, everything),
+            "raw (recipes via driver)": lambda: self.gql.services.recipes.reproduce(a, everything),
         }
 
 

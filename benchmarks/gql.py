@@ -15,7 +15,6 @@ from provgraph.query.graphql.context import GraphContext
 from provgraph.query.graphql.schema import make_schema
 from provgraph.query.read.model import Scope
 from provgraph.query.read.readers import neo4j_readers
-from provgraph.query.recipes.service import Recipes
 from provgraph.query.recipes.services import RecipeServices
 from provgraph.query.settings import QuerySettings
 
@@ -28,8 +27,7 @@ class GraphQL:
         self.settings = QuerySettings()
         collect_less(self.settings.query_gc_threshold)  # as the service does when it starts
         self.readers = neo4j_readers(driver, settings=self.settings)
-        self.recipes = Recipes(self.readers.recipes)
-        self.services = RecipeServices(self.settings, self.readers, self.recipes)
+        self.services = RecipeServices(self.settings, self.readers)  # as the query app's start
         self.schema = make_schema(self.settings)
 
     def execute(self, query: str, **variables: Any) -> dict[str, Any]:
